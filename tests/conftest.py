@@ -1,0 +1,64 @@
+"""Shared fixtures: device selection, seeded RNGs, and debug-mode validation checking.
+
+Set ``VKDISPATCH_DEBUG=1`` to run the suite with the Khronos validation layer: any validation
+error then raises inside the call that caused it, and any ERROR record of the ``vkdispatch``
+logger fails the test that emitted it.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+import vkdispatch as vd
+
+DEBUG = os.environ.get("VKDISPATCH_DEBUG", "") not in ("", "0")
+
+
+class _ErrorRecords(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def _fail_on_logged_errors():
+    """A test fails if the library logged an error (e.g. a validation message) during it."""
+    handler = _ErrorRecords()
+    logger = logging.getLogger("vkdispatch")
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)
+    messages = [r.getMessage() for r in handler.records if not getattr(r, "expected", False)]
+    assert not messages, "vkdispatch logged errors:\n" + "\n".join(messages)
+
+
+@pytest.fixture(scope="session")
+def context():
+    """The process context on the best device (lavapipe when there is no GPU)."""
+    try:
+        vd.initialize(debug_mode=DEBUG)
+        ctx = vd.make_context()
+    except vd.BackendUnavailableError as error:
+        pytest.skip(f"Vulkan unavailable: {error}")
+    except RuntimeError as error:
+        pytest.skip(f"no usable Vulkan device: {error}")
+    return ctx
+
+
+@pytest.fixture
+def rng(request) -> np.random.Generator:
+    """A generator seeded from the test's name, so failures reproduce."""
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "context" in item.fixturenames:
+            item.add_marker(pytest.mark.gpu)

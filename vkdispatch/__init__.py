@@ -1,0 +1,41 @@
+"""vkdispatch: GPU compute from typed Python functions, on any Vulkan device.
+
+``import vkdispatch as vd``. See the documentation (docs/) for a tour; every public name below
+carries its own docstring.
+"""
+from vkdispatch.base.buffer import Buffer, asbuffer, from_cuda_array
+from vkdispatch.base.buffer_shorthands import *  # noqa: F401,F403  (buffer_f32, ...)
+from vkdispatch.base.buffer_shorthands import __all__ as _shorthands
+from vkdispatch.base.context import (get_context, get_context_handle, is_context_initialized,
+                                     make_context, queue_wait_idle, select_queue_families,
+                                     set_dummy_context_params)
+from vkdispatch.base.device_info import DeviceInfo
+from vkdispatch.base.dtype import (complex32, complex64, complex128, dtype, dvec2, dvec3, dvec4,
+                                   float16, float32, float64, hvec2, hvec3, hvec4, ihvec2,
+                                   ihvec3, ihvec4, int16, int32, int64, ivec2, ivec3, ivec4, mat2,
+                                   mat3, mat4, uhvec2, uhvec3, uhvec4, uint16, uint32, uint64,
+                                   uvec2, uvec3, uvec4, vec2, vec3, vec4)
+from vkdispatch.base.init import (get_backend, get_devices, initialize, is_cuda, is_dummy,
+                                  is_initialized, is_opencl, is_vulkan)
+from vkdispatch.base.log import (LogLevel, log, log_error, log_info, log_verbose, log_warning,
+                                 set_log_level)
+from vkdispatch.base.rfft_buffer import RFFTBuffer, asrfftbuffer
+from vkdispatch.base.signal import Signal
+from vkdispatch.errors import BackendUnavailableError, ShaderBuildError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "initialize", "is_initialized", "get_backend", "is_vulkan", "is_cuda", "is_opencl",
+    "is_dummy", "BackendUnavailableError", "DeviceInfo", "get_devices",
+    "LogLevel", "log", "log_error", "log_warning", "log_info", "log_verbose", "set_log_level",
+    "dtype", "float16", "float32", "float64", "int16", "uint16", "int32", "uint32", "int64",
+    "uint64", "complex32", "complex64", "complex128",
+    "hvec2", "hvec3", "hvec4", "vec2", "vec3", "vec4", "dvec2", "dvec3", "dvec4",
+    "ihvec2", "ihvec3", "ihvec4", "ivec2", "ivec3", "ivec4",
+    "uhvec2", "uhvec3", "uhvec4", "uvec2", "uvec3", "uvec4", "mat2", "mat3", "mat4",
+    "get_context", "get_context_handle", "make_context", "select_queue_families",
+    "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
+    "Buffer", "asbuffer", "from_cuda_array", "RFFTBuffer", "asrfftbuffer",
+    "ShaderBuildError", "__version__",
+] + list(_shorthands)  # fmt: skip

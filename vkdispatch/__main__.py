@@ -1,0 +1,5 @@
+import sys
+
+from vkdispatch.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Layer 2: Python handles over the native runtime (devices, context, dtypes, buffers)."""

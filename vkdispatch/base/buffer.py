@@ -1,0 +1,210 @@
+"""Device buffers: typed arrays with one replica per queue of the context.
+
+``write`` broadcasts to every replica (or targets one); ``read(i)`` returns replica ``i`` as a
+numpy array of shape ``buffer.shape + var_type.true_numpy_shape``; ``read()`` stacks every
+replica on a new leading axis. Reads see every piece of work submitted before them.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.base.context import Context, get_context
+from vkdispatch.base.handle import Handle
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+
+__all__ = ["Buffer", "asbuffer", "from_cuda_array", "MAX_BUFFER_ELEMENTS"]
+
+MAX_BUFFER_ELEMENTS = 2**30
+_ArgType = TypeVar("_ArgType")
+
+
+def _normalize_shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        raise InvalidTypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    if len(shape) == 0:
+        shape = (1,)
+    if len(shape) > 3:
+        raise InvalidArgumentError(f"Buffer shape must be 1, 2, or 3 dimensions, got {len(shape)} "
+                                   f"dimensions {shape}")
+    for axis, extent in enumerate(shape):
+        if isinstance(extent, bool) or not isinstance(extent, (int, np.integer)):
+            raise InvalidTypeError(f"shape[{axis}] must be an int, got {extent!r}")
+        if extent < 1:
+            raise InvalidArgumentError(f"shape[{axis}] must be at least 1, got {extent}")
+    return tuple(int(e) for e in shape)
+
+
+def _components(var_type: type[dt.dtype]) -> int:
+    """Host scalars per element (complex numbers count as one)."""
+    return math.prod(var_type.true_numpy_shape)
+
+
+class Buffer(Handle, Generic[_ArgType]):
+    """A typed device array of 1-3 dimensions, with one replica per queue.
+
+    Args:
+        shape: an int or a tuple of 1-3 positive ints; at most 2**30 elements in all.
+        var_type: any vkdispatch dtype (scalars, complex, vectors, matrices).
+
+    Attributes:
+        shape, var_type, size (elements), mem_size (bytes, tightly packed),
+        shader_shape ``(d0, d1, d2, d0*d1*d2)``.
+
+    Thread safety: reads and writes may be issued from several threads.
+    """
+
+    def __init__(self, shape: int | tuple[int, ...], var_type: type[dt.dtype],
+                 external_buffer: Any = None):
+        if external_buffer is not None:
+            raise InvalidArgumentError("external_buffer aliases CUDA memory, which this Vulkan "
+                                       "build does not support")
+        if not (isinstance(var_type, type) and issubclass(var_type, dt.dtype)) or var_type in (
+                dt.dtype, dt._Scalar, dt._Complex, dt._Vector, dt._Matrix):
+            raise InvalidTypeError(f"var_type must be a vkdispatch dtype such as vd.float32, "
+                                   f"got {var_type!r}")
+        self.shape = _normalize_shape(shape)
+        self.var_type = var_type
+        self.size = math.prod(self.shape)
+        if self.size > MAX_BUFFER_ELEMENTS:
+            raise InvalidArgumentError(f"Cannot allocate buffers larger than 2^30 elements: shape "
+                                       f"{self.shape} has {self.size} elements")
+        self.mem_size = self.size * var_type.item_size
+        padded = self.shape + (1,) * (3 - len(self.shape))
+        self.shader_shape = padded + (self.size,)
+        self.is_external = False
+        self.owns_memory = True
+        self.is_writable = True
+        self.cuda_ptr = None
+        self.context: Context = get_context()
+        self._native = self.context.create_native_buffer(self.mem_size)
+        self._register(self.context.handles)
+
+    def _destroy(self) -> None:
+        self._native.close()
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def _queue_target(self, index: Any) -> int:
+        return -1 if index is None else self.context.check_queue_index(index)
+
+    def write(self, data: Any, index: int | None = None) -> None:
+        """Uploads ``data`` to every replica (``index=None``) or to replica ``index``.
+
+        ``data`` is a numpy array (or anything ``np.asarray`` accepts) with exactly
+        ``size * components`` values, converted to the buffer's scalar type; or raw ``bytes``
+        (``bytearray``, ``memoryview``) of at most ``mem_size`` bytes, written from offset 0.
+
+        Raises:
+            ValueError: the number of values does not match the buffer.
+            TypeError: the data cannot be converted (complex into a real buffer, float into an
+                integer buffer, non-numeric data).
+        """
+        target = self._queue_target(index)
+        self._check_alive()
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            raw = memoryview(data).cast("B")
+            if raw.nbytes > self.mem_size:
+                raise InvalidArgumentError(f"data is {raw.nbytes} bytes, larger than the buffer "
+                                           f"({self.mem_size} bytes)")
+        else:
+            raw = self._to_device_bytes(data)
+        self._native.write(raw, 0, target)
+
+    def _to_device_bytes(self, data: Any) -> np.ndarray:
+        try:
+            array = np.asarray(data)
+        except Exception as error:
+            raise InvalidTypeError(f"Unsupported bytes-like object ({type(data).__name__}): "
+                                   f"{error}") from None
+        expected = self.size * _components(self.var_type)
+        if array.size != expected:
+            raise InvalidArgumentError(
+                f"data has {array.size} values (shape {array.shape}) but the buffer holds "
+                f"{expected} ({self.shape} of {self.var_type.name}); sizes must match")
+        return self._convert(array).reshape(-1).view(np.uint8)
+
+    def _convert(self, array: np.ndarray) -> np.ndarray:
+        var_type = self.var_type
+        host = dt.host_numpy_dtype(var_type)
+        if array.dtype.kind not in "biufc":
+            raise InvalidTypeError(f"cannot write {array.dtype} data into a {var_type.name} buffer")
+        if array.dtype.kind == "c" and not dt.is_complex(var_type):
+            raise InvalidTypeError(f"cannot write complex data ({array.dtype}) into a real "
+                                   f"{var_type.name} buffer")
+        if dt.is_complex(var_type):
+            if var_type is dt.complex32:
+                pairs = np.ascontiguousarray(array, dtype=np.complex64).view(np.float32)
+                return pairs.astype(np.float16)
+            return np.ascontiguousarray(array, dtype=host)
+        if not np.can_cast(array.dtype, host, casting="same_kind"):
+            raise InvalidTypeError(f"cannot write {array.dtype} data into a {var_type.name} "
+                                   f"buffer without losing values; convert it explicitly")
+        return np.ascontiguousarray(array, dtype=host)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def read(self, index: int | None = None) -> np.ndarray:
+        """Downloads replica ``index``, or every replica stacked on a leading axis (``None``).
+
+        The result has shape ``shape + var_type.true_numpy_shape`` (with the leading queue
+        axis for ``None``) and the numpy type of the buffer's scalar (complex32 reads back as
+        complex64).
+        """
+        self._check_alive()
+        if index is None:
+            return np.stack([self._read_replica(i) for i in range(self.context.queue_count)])
+        return self._read_replica(self.context.check_queue_index(index))
+
+    def _read_replica(self, index: int) -> np.ndarray:
+        raw = np.empty(self.mem_size, dtype=np.uint8)
+        self._native.read_into(raw, 0, index)
+        host_shape = self.shape + tuple(self.var_type.true_numpy_shape)
+        if self.var_type is dt.complex32:
+            pairs = raw.view(np.float16).astype(np.float32)
+            return pairs.view(np.complex64).reshape(host_shape)
+        return raw.view(dt.host_numpy_dtype(self.var_type)).reshape(host_shape)
+
+    def _check_alive(self) -> None:
+        if self.destroyed:
+            raise InvalidArgumentError("this buffer was destroyed and can no longer be used")
+
+    def __repr__(self) -> str:
+        return (f"Buffer {self.context._handle if not self.destroyed else 'destroyed'}:\n"
+                f"    shape: {self.shape}\n    var_type: {self.var_type.name}\n"
+                f"    mem_size: {self.mem_size}\n    is_external: {self.is_external}\n"
+                f"    writable: {self.is_writable}\n    cuda_ptr: {self.cuda_ptr}")
+
+
+def asbuffer(array: Any) -> Buffer:
+    """A new buffer holding a copy of ``array`` on every replica.
+
+    The dtype follows the array's (``float32`` → ``vd.float32``, ``complex64`` →
+    ``vd.complex64``, ...); arrays never become vector buffers: a ``(N, 2)`` float32 array
+    gives an ``(N, 2)`` float32 buffer. Create ``vd.Buffer((N,), vd.vec2)`` for vectors.
+    """
+    if hasattr(array, "__cuda_array_interface__"):
+        return from_cuda_array(array)
+    if not isinstance(array, np.ndarray):
+        if isinstance(array, (list, tuple)) or hasattr(array, "__array__"):
+            array = np.asarray(array)
+        else:
+            raise InvalidTypeError(f"Expected an array-like object, got {type(array).__name__}")
+    buffer = Buffer(array.shape, dt.from_numpy_dtype(array.dtype))
+    buffer.write(array)
+    return buffer
+
+
+def from_cuda_array(obj: Any, var_type: Any = None, require_contiguous: bool = True,
+                    writable: bool | None = None, keepalive: bool = True) -> Buffer:
+    """CUDA interop of the CUDA backend; unavailable in this Vulkan build."""
+    raise RuntimeError("from_cuda_array needs the CUDA backend, which this Vulkan build of "
+                       "vkdispatch does not include; copy through numpy instead "
+                       "(vd.asbuffer(array.get()))")

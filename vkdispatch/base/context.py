@@ -1,0 +1,333 @@
+"""The context: the devices and queues that buffers live on and work runs on.
+
+There is one context per process, created lazily by the first operation that needs it (or
+explicitly by :func:`make_context`). Every buffer has one replica per queue of the context.
+"""
+from __future__ import annotations
+
+import atexit
+import threading
+from typing import Any, Sequence
+
+from vkdispatch.base import backend as backends
+from vkdispatch.base.handle import HandleRegistry
+from vkdispatch.base.init import get_devices, initialize, runtime
+from vkdispatch.base.log import logger
+from vkdispatch.base.signal import Signal
+from vkdispatch.errors import (DummyBackendError, IndexOutOfRangeError, InvalidArgumentError,
+                               NativeError)
+
+__all__ = ["Context", "make_context", "get_context", "get_context_handle",
+           "is_context_initialized", "select_queue_families", "queue_wait_idle",
+           "destroy_context", "stop_threads", "set_dummy_context_params"]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _selection():
+    """The module with the pure device/queue selection logic (the native bridge)."""
+    rt = runtime()
+    return rt.native if rt.native is not None else backends.load_native()
+
+
+class Context:
+    """Devices and queues in use. Not constructed directly: see :func:`make_context`.
+
+    Attributes:
+        device_ids: indices into :func:`vkdispatch.get_devices` of the devices used.
+        mapped_device_ids: the backend's own indices of those devices.
+        device_infos: their :class:`~vkdispatch.DeviceInfo`.
+        queue_families: per device, the queue family of each queue.
+        queue_count: number of queues over all devices (= replicas per buffer).
+        handles: the live objects (buffers, ...) owned by this context.
+
+    Limits (``max_workgroup_size`` and friends) are the minimum over the devices, except
+    ``uniform_buffer_alignment`` (the maximum). Thread safety: safe to share.
+    """
+
+    def __init__(self, device_ids: list[int], queue_families: list[list[int]]):
+        rt = runtime()
+        self.device_ids = list(device_ids)
+        self.device_infos = [rt.devices[i] for i in self.device_ids]
+        self.mapped_device_ids = [info.dev_index for info in self.device_infos]
+        self.queue_families = [list(families) for families in queue_families]
+        self.queue_count = sum(len(families) for families in self.queue_families)
+        self.handles = HandleRegistry()
+        self.dummy = rt.native is None
+        self._module = rt.native
+        self._native = None
+        if not self.dummy:
+            self._native = rt.native.NativeContext(rt.instance, self.mapped_device_ids,
+                                                   self.queue_families)
+        self.refresh_limits_from_device_infos()
+
+    @property
+    def _handle(self) -> int:
+        return id(self)
+
+    @property
+    def native(self):
+        """The native context; raises DummyBackendError under the dummy backend."""
+        if self._native is None:
+            raise DummyBackendError(
+                "The 'dummy' backend is codegen-only and does not support runtime GPU "
+                "operations. Use backend='vulkan' for execution.")
+        return self._native
+
+    def create_native_buffer(self, size: int):
+        """Allocates ``size`` bytes on every queue (used by :class:`~vkdispatch.Buffer`)."""
+        return self._module.NativeBuffer(self.native, size)
+
+    def refresh_limits_from_device_infos(self) -> None:
+        """Recomputes the context-wide limits from ``device_infos``."""
+        infos = self.device_infos
+        self.subgroup_size = min(i.sub_group_size for i in infos)
+        self.subgroup_enabled = all(i.subgroup_enabled for i in infos)
+        self.subgroup_arithmetic = all(i.subgroup_arithmetic for i in infos)
+        self.max_workgroup_size = tuple(min(i.max_workgroup_size[a] for i in infos)
+                                        for a in range(3))
+        self.max_workgroup_invocations = min(i.max_workgroup_invocations for i in infos)
+        self.max_workgroup_count = tuple(min(i.max_workgroup_count[a] for i in infos)
+                                         for a in range(3))
+        self.uniform_buffer_alignment = max(i.uniform_buffer_alignment for i in infos)
+        self.max_shared_memory = min(i.max_compute_shared_memory_size for i in infos)
+
+    def is_apple(self) -> bool:
+        return any(info.is_apple() for info in self.device_infos)
+
+    def check_queue_index(self, index: Any, argument: str = "index") -> int:
+        """Validates a queue/replica index; returns it."""
+        if not _is_int(index):
+            raise InvalidArgumentError(f"{argument} must be an integer or None, got {index!r}")
+        if not 0 <= index < self.queue_count:
+            raise IndexOutOfRangeError(f"{argument} must be between 0 and {self.queue_count - 1} "
+                                       f"(inclusive) or None for all queues, got {index}")
+        return index
+
+    def signal(self, queue_index: int) -> Signal:
+        """A signal that fires once everything submitted so far to ``queue_index`` finished."""
+        self.check_queue_index(queue_index, "queue_index")
+        if self._native is None:
+            return Signal(None, queue_index, 0)
+        return Signal(self._native, queue_index, self._native.submitted_value(queue_index))
+
+    def wait_idle(self, queue_index: int | None = None) -> None:
+        if queue_index is not None:
+            self.check_queue_index(queue_index, "queue_index")
+        if self._native is not None:
+            self._native.wait_idle(-1 if queue_index is None else queue_index)
+
+    def close(self) -> None:
+        """Destroys every live handle, then the native context (after its queues finish)."""
+        for handle in self.handles.snapshot():
+            handle.destroy()
+        if self._native is not None:
+            self._native.close()
+            self._native = None
+
+    def __repr__(self) -> str:
+        names = ", ".join(info.device_name for info in self.device_infos)
+        return f"Context(devices=[{names}], queue_families={self.queue_families})"
+
+
+class _ContextSlot:
+    lock = threading.RLock()
+    current: Context | None = None
+
+
+def select_queue_families(device_index: int, queue_count: int | None = None) -> list[int]:
+    """Queue family indices for ``queue_count`` queues on device ``device_index``.
+
+    The first queue uses a dedicated compute family when there is one. With ``queue_count``
+    None: 2 queues (3 on NVIDIA), or 1 if the device has a single suitable family.
+    """
+    devices = get_devices()
+    if not _is_int(device_index) or not 0 <= device_index < len(devices):
+        raise IndexOutOfRangeError(f"device_index must be between 0 and {len(devices) - 1}, "
+                                   f"got {device_index!r}")
+    if queue_count is not None and (not _is_int(queue_count) or queue_count < 1):
+        raise InvalidArgumentError(f"queue_count must be a positive integer or None, "
+                                   f"got {queue_count!r}")
+    count = -1 if queue_count is None else queue_count
+    return _selection().select_queue_families(devices[device_index], count)
+
+
+def _default_devices(device_count: int | None, use_cpu: bool, multi_device: bool) -> list[int]:
+    devices = get_devices()
+    ranked = _selection().rank_devices(devices, use_cpu)
+    if not ranked and not use_cpu:
+        ranked = _selection().rank_devices(devices, True)
+        if ranked:
+            logger.info("no GPU found; using the CPU device '%s'", devices[ranked[0]].device_name)
+    if not ranked:
+        reasons = "; ".join(f"{d.device_name}: {_selection().unsuitable_reason(d) or 'type'}"
+                            for d in devices) or "no Vulkan devices at all"
+        raise NativeError(f"no Vulkan device can run vkdispatch ({reasons}). Install a GPU "
+                          "driver, or mesa-vulkan-drivers for the CPU device (lavapipe).")
+    if device_count is None:
+        device_count = None if multi_device else 1
+    if device_count is None:
+        return ranked
+    if not _is_int(device_count) or not 1 <= device_count <= len(ranked):
+        raise InvalidArgumentError(f"device_count must be between 1 and {len(ranked)} "
+                                   f"(usable devices), got {device_count!r}")
+    return ranked[:device_count]
+
+
+def _default_families(device_ids: list[int], queue_counts, multi_queue: bool) -> list[list[int]]:
+    if queue_counts is None:
+        counts = [None if multi_queue else 1] * len(device_ids)
+    elif _is_int(queue_counts):
+        counts = [queue_counts] * len(device_ids)
+    else:
+        counts = list(queue_counts)
+        if len(counts) != len(device_ids):
+            raise InvalidArgumentError(f"queue_counts must have one entry per device "
+                                       f"({len(device_ids)}), got {len(counts)}")
+    return [select_queue_families(dev, count) for dev, count in zip(device_ids, counts)]
+
+
+def _normalize_device_ids(device_ids: Any) -> list[int]:
+    if _is_int(device_ids):
+        device_ids = [device_ids]
+    device_ids = list(device_ids)
+    count = len(get_devices())
+    for dev in device_ids:
+        if not _is_int(dev):
+            raise InvalidArgumentError(f"device_ids must be a list of integers, got {dev!r}")
+        if not 0 <= dev < count:
+            raise IndexOutOfRangeError(f"device_ids: device {dev} does not exist "
+                                       f"(valid: 0..{count - 1})")
+    if len(set(device_ids)) != len(device_ids):
+        raise InvalidArgumentError(f"device_ids must not repeat a device, got {device_ids}")
+    return device_ids
+
+
+def make_context(device_ids: int | Sequence[int] | None = None, device_count: int | None = None,
+                 queue_counts: int | Sequence[int] | None = None,
+                 queue_families: Sequence[Sequence[int]] | None = None, use_cpu: bool = False,
+                 multi_device: bool = False, multi_queue: bool = False) -> Context:
+    """Creates the process's context, or returns the existing one.
+
+    Args:
+        device_ids: indices into :func:`vkdispatch.get_devices` (an int means one device).
+            Default: the best ``device_count`` devices (discrete GPUs first; CPU devices only
+            with ``use_cpu`` or when no GPU exists).
+        device_count: how many devices to pick by default (1; all with ``multi_device``).
+        queue_counts: queues per device (an int for all devices, or one per device).
+        queue_families: per device, one queue family index per queue to create (needs
+            ``device_ids``).
+        use_cpu: allow CPU implementations such as lavapipe among the default devices.
+        multi_device: use every suitable device.
+        multi_queue: several queues per device (see :func:`select_queue_families`).
+
+    Raises:
+        ValueError / IndexError: an argument is out of range (the message names it).
+
+    Once a context exists, later calls return it unchanged and log a warning if they asked for
+    something else.
+    """
+    asked = {k: v for k, v in dict(device_ids=device_ids, device_count=device_count,
+                                   queue_counts=queue_counts, queue_families=queue_families,
+                                   use_cpu=use_cpu, multi_device=multi_device,
+                                   multi_queue=multi_queue).items() if v not in (None, False)}
+    with _ContextSlot.lock:
+        if _ContextSlot.current is not None:
+            if asked:
+                logger.warning("a context already exists; make_context arguments were ignored: "
+                               "%s", ", ".join(f"{k}={v!r}" for k, v in asked.items()))
+            return _ContextSlot.current
+        initialize()
+        if device_ids is None:
+            if queue_families is not None:
+                raise InvalidArgumentError("queue_families needs device_ids: give the device of "
+                                           "each list of queue families")
+            device_ids = _default_devices(device_count, use_cpu, multi_device)
+        device_ids = _normalize_device_ids(device_ids)
+        if queue_families is None:
+            queue_families = _default_families(device_ids, queue_counts, multi_queue)
+        queue_families = [list(f) for f in queue_families]
+        if len(queue_families) != len(device_ids):
+            raise InvalidArgumentError(f"queue_families must have one list per device "
+                                       f"({len(device_ids)}), got {len(queue_families)}")
+        _ContextSlot.current = Context(device_ids, queue_families)
+        return _ContextSlot.current
+
+
+def get_context() -> Context:
+    """The process's context, created with defaults on first use."""
+    current = _ContextSlot.current
+    return current if current is not None else make_context()
+
+
+def get_context_handle() -> int:
+    return get_context()._handle
+
+
+def is_context_initialized() -> bool:
+    return _ContextSlot.current is not None
+
+
+def queue_wait_idle(queue_index: int | None = None, context: Context | None = None) -> None:
+    """Blocks until all work submitted so far to ``queue_index`` (or every queue) has finished."""
+    (context or get_context()).wait_idle(queue_index)
+
+
+def destroy_context() -> None:
+    """Frees every live object and the context itself; the next use creates a new context."""
+    with _ContextSlot.lock:
+        current, _ContextSlot.current = _ContextSlot.current, None
+    if current is not None:
+        current.close()
+
+
+def stop_threads() -> None:
+    """Kept for API compatibility: the runtime has no worker threads to stop."""
+
+
+_DUMMY_TRIPLETS = ("max_workgroup_size", "max_workgroup_count")
+
+
+def set_dummy_context_params(subgroup_size: int | None = None, subgroup_enabled: bool | None = None,
+                             max_workgroup_size=None, max_workgroup_invocations: int | None = None,
+                             max_workgroup_count=None, max_shared_memory: int | None = None) -> None:
+    """Overrides the fake device limits of the ``dummy`` backend (drives code generation)."""
+    if runtime().backend != "dummy":
+        raise RuntimeError("set_dummy_context_params is only allowed with the 'dummy' backend")
+    context = get_context()
+    values = {"sub_group_size": subgroup_size, "max_workgroup_invocations":
+              max_workgroup_invocations, "max_compute_shared_memory_size": max_shared_memory}
+    names = {"sub_group_size": "subgroup_size",
+             "max_compute_shared_memory_size": "max_shared_memory"}
+    updates = {}
+    for field, value in values.items():
+        if value is not None:
+            if not _is_int(value) or value <= 0:
+                raise InvalidArgumentError(f"{names.get(field, field)} must be a positive "
+                                           f"integer, got {value!r}")
+            updates[field] = value
+    for field, value in zip(_DUMMY_TRIPLETS, (max_workgroup_size, max_workgroup_count)):
+        if value is not None:
+            value = tuple(value)
+            if len(value) != 3 or not all(_is_int(v) and v > 0 for v in value):
+                raise InvalidArgumentError(f"{field} must contain exactly 3 positive integers, "
+                                           f"got {value!r}")
+            updates[field] = value
+    if subgroup_enabled is not None:
+        if not isinstance(subgroup_enabled, bool):
+            raise InvalidArgumentError(f"subgroup_enabled must be a bool, got {subgroup_enabled!r}")
+    for info in context.device_infos:
+        for field, value in updates.items():
+            setattr(info, field, value)
+        if subgroup_enabled is not None:
+            info.supported_stages = (info.supported_stages | 0x20 if subgroup_enabled
+                                     else info.supported_stages & ~0x20)
+            info.supported_operations = (info.supported_operations | 0x4 if subgroup_enabled
+                                         else info.supported_operations & ~0x4)
+        info.uniform_buffer_alignment = 0
+    context.refresh_limits_from_device_infos()
+
+
+atexit.register(destroy_context)

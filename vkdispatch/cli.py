@@ -1,0 +1,34 @@
+"""``python -m vkdispatch`` / ``vdlist``: lists the Vulkan devices vkdispatch can see."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import vkdispatch as vd
+from vkdispatch.errors import VkDispatchError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="vdlist", description=__doc__)
+    parser.add_argument("--verbose", action="store_true", help="print every limit")
+    parser.add_argument("--log_info", action="store_true", help="log at INFO level")
+    parser.add_argument("--vulkan_loader_debug_logs", "--loader_debug", action="store_true",
+                        dest="loader_debug", help="set VK_LOADER_DEBUG=all")
+    parser.add_argument("--debug", action="store_true",
+                        help="validation layers + INFO logs + loader logs")
+    parser.add_argument("--version", action="version", version=f"vkdispatch {vd.__version__}")
+    args = parser.parse_args(argv)
+    level = vd.LogLevel.INFO if (args.log_info or args.debug) else vd.LogLevel.WARNING
+    try:
+        vd.initialize(debug_mode=args.debug, log_level=level,
+                      loader_debug_logs=args.loader_debug or args.debug)
+        devices = vd.get_devices()
+    except VkDispatchError as error:
+        print(f"vkdispatch: {error}", file=sys.stderr)
+        return 1
+    if not devices:
+        print("No Vulkan devices found.")
+    for device in devices:
+        print(device.get_info_string(args.verbose))
+        print()
+    return 0

@@ -1,0 +1,72 @@
+# Declarations of the runtime objects: instance.hpp, context.hpp, buffer.hpp,
+# transfer_engine.hpp and compiler.hpp. Every call that can fail raises through
+# raiseNativeError (bindings/error_translation.hpp).
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libcpp cimport bool
+from libcpp.string cimport string
+from libcpp.vector cimport vector
+
+from c_device_info cimport DeviceInfo
+from c_errors cimport raiseNativeError
+
+cdef extern from "vkdispatch/instance.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass InstanceOptions:
+        bool debug
+
+    cdef cppclass Instance:
+        Instance(const InstanceOptions& options) except +raiseNativeError
+        bool debug()
+        const vector[DeviceInfo]& devices()
+
+cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass Queue:
+        uint64_t lastSubmitted() except +raiseNativeError
+        bool completed(uint64_t value) except +raiseNativeError
+        void wait(uint64_t value) except +raiseNativeError
+
+    cdef cppclass Context:
+        Context(const Instance& instance, const vector[int]& device_indices,
+                const vector[vector[int]]& queue_families) except +raiseNativeError
+        int queueCount()
+        Queue& queue(int index, const char* what) except +raiseNativeError
+        void waitIdle(int index) except +raiseNativeError
+
+cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass Buffer:
+        Buffer(Context& context, uint64_t size) except +raiseNativeError
+        uint64_t size()
+        int replicaCount()
+        @staticmethod
+        int64_t liveCount()
+
+cdef extern from "vkdispatch/transfer_engine.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass TransferOptions:
+        uint64_t chunk_bytes
+        int chunk_count
+        int copy_threads
+        bool map_directly
+
+    cdef cppclass TransferEngine:
+        TransferEngine(Context& context, const TransferOptions& options) except +raiseNativeError
+        void write(Buffer& buffer, const void* data, uint64_t size, uint64_t offset,
+                   int queue_index) except +raiseNativeError
+        void read(Buffer& buffer, void* out, uint64_t size, uint64_t offset,
+                  int queue_index) except +raiseNativeError
+
+cdef extern from "vkdispatch/compiler.hpp" namespace "vkdispatch" nogil:
+    cdef enum class Optimization(int):
+        NoOptimization "vkdispatch::Optimization::None"
+        Size
+        Performance
+
+    cdef cppclass CompileResult:
+        bool ok
+        vector[uint32_t] spirv
+        string log
+
+    cdef cppclass Compiler:
+        Compiler() except +raiseNativeError
+        CompileResult compileCompute(const string& glsl, const string& name,
+                                     Optimization optimization) except +raiseNativeError
+        @staticmethod
+        string version()

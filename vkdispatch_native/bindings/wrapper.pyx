@@ -1,0 +1,292 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The bridge between the native runtime (C++) and the vkdispatch Python package.
+
+Native objects are owned by the ``cdef class`` wrappers below; C++ exceptions become the Python
+classes that ``vkdispatch.base`` installs with :func:`set_error_classes`. Calls that may wait on
+the GPU or copy large amounts of memory release the GIL.
+"""
+from cpython.exc cimport PyErr_CheckSignals, PyErr_Occurred
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libcpp cimport bool as cbool
+from libcpp.memory cimport unique_ptr
+from libcpp.string cimport string
+from libcpp.vector cimport vector
+
+from c_device_info cimport DeviceInfo, DeviceType, QueueFamilyInfo, rankDevices, selectQueueFamilies
+from c_errors cimport kInterrupted, setRaiseFunction
+from c_log cimport LogLevel, log as native_log, setInterruptCheck, setLogLevel, setLogSink
+from c_log cimport takeValidationErrors
+cimport c_runtime as rt
+
+# Python exception classes by native error kind (see error_translation.hpp), plus "validation".
+_error_classes = {}
+_log_handler = None
+
+
+def set_error_classes(classes):
+    """Installs the exception classes: a dict from kind name to class."""
+    _error_classes.clear()
+    _error_classes.update(classes)
+
+
+cdef object _class_for(str name):
+    return _error_classes.get(name, RuntimeError)
+
+
+_KIND_NAMES = ("runtime", "vulkan", "out_of_memory", "device_lost", "invalid_argument",
+               "index_out_of_range", "interrupted")
+
+
+cdef int _raise(int kind, const string& message, const string& result_name) except -1:
+    if kind == kInterrupted:
+        if PyErr_Occurred():
+            return -1  # the KeyboardInterrupt raised by the signal check propagates
+        raise KeyboardInterrupt()
+    error = _class_for(_KIND_NAMES[kind])(message.decode("utf-8", "replace"))
+    if result_name.size():
+        error.result = result_name.decode()
+    raise error
+
+
+cdef cbool _interrupt_pending() noexcept with gil:
+    return PyErr_CheckSignals() != 0
+
+
+cdef void _log_sink(int level, const char* message, void* user) noexcept with gil:
+    handler = _log_handler
+    if handler is None:
+        return
+    try:
+        handler(level, message.decode("utf-8", "replace"))
+    except BaseException:
+        pass  # a failing log handler must never abort the native operation that logged
+
+
+setRaiseFunction(_raise)
+setInterruptCheck(_interrupt_pending)
+setLogSink(_log_sink, NULL)
+
+
+def set_log_handler(handler):
+    """Routes native log messages to ``handler(level: int, message: str)``."""
+    global _log_handler
+    _log_handler = handler
+
+
+def set_log_level(int level):
+    """Native messages below ``level`` (0 verbose .. 3 error) are dropped before formatting."""
+    setLogLevel(<LogLevel>level)
+
+
+def log(int level, str message):
+    native_log(<LogLevel>level, message.encode())
+
+
+def check_validation():
+    """Raises the ``validation`` class if the validation layer reported errors since last time."""
+    cdef vector[string] errors = takeValidationErrors()
+    if errors.size():
+        raise _class_for("validation")(
+            "Vulkan validation error:\n" + "\n".join(e.decode("utf-8", "replace") for e in errors))
+
+
+cdef dict _device_dict(DeviceInfo d):
+    return {
+        "dev_index": d.index,
+        "version_variant": d.version_variant,
+        "version_major": d.version_major,
+        "version_minor": d.version_minor,
+        "version_patch": d.version_patch,
+        "driver_version": d.driver_version,
+        "vendor_id": d.vendor_id,
+        "device_id": d.device_id,
+        "device_type": <int>d.device_type,
+        "device_name": d.device_name.decode("utf-8", "replace"),
+        "shader_buffer_float32_atomics": int(d.shader_buffer_float32_atomics),
+        "shader_buffer_float32_atomic_add": int(d.shader_buffer_float32_atomic_add),
+        "float_64_support": int(d.float_64_support),
+        "float_16_support": int(d.float_16_support),
+        "int_64_support": int(d.int_64_support),
+        "int_16_support": int(d.int_16_support),
+        "storage_buffer_16_bit_access": int(d.storage_buffer_16_bit_access),
+        "uniform_and_storage_buffer_16_bit_access":
+            int(d.uniform_and_storage_buffer_16_bit_access),
+        "storage_push_constant_16": int(d.storage_push_constant_16),
+        "storage_input_output_16": int(d.storage_input_output_16),
+        "max_workgroup_size": tuple(d.max_workgroup_size[i] for i in range(3)),
+        "max_workgroup_invocations": d.max_workgroup_invocations,
+        "max_workgroup_count": tuple(d.max_workgroup_count[i] for i in range(3)),
+        "max_bound_descriptor_sets": d.max_bound_descriptor_sets,
+        "max_push_constant_size": d.max_push_constant_size,
+        "max_storage_buffer_range": d.max_storage_buffer_range,
+        "max_uniform_buffer_range": d.max_uniform_buffer_range,
+        "uniform_buffer_alignment": d.uniform_buffer_alignment,
+        "sub_group_size": d.sub_group_size,
+        "supported_stages": d.supported_stages,
+        "supported_operations": d.supported_operations,
+        "quad_operations_in_all_stages": int(d.quad_operations_in_all_stages),
+        "max_compute_shared_memory_size": d.max_compute_shared_memory_size,
+        "queue_properties": [(d.queue_families[i].queue_count, d.queue_families[i].flags)
+                             for i in range(d.queue_families.size())],
+        "scalar_block_layout": int(d.scalar_block_layout),
+        "timeline_semaphores": int(d.timeline_semaphores),
+        "uuid": bytes([d.uuid[i] for i in range(16)]) if d.has_uuid else None,
+    }
+
+
+cdef DeviceInfo _device_from(object info) except *:
+    """Builds the fields the pure selection logic reads from a Python DeviceInfo-like object."""
+    cdef DeviceInfo d
+    cdef QueueFamilyInfo family
+    d.index = info.dev_index
+    d.device_type = <DeviceType>(<int>info.device_type)
+    d.device_name = info.device_name.encode()
+    d.timeline_semaphores = bool(info.timeline_semaphores)
+    d.scalar_block_layout = bool(info.scalar_block_layout)
+    for count, flags in info.queue_properties:
+        family.queue_count = count
+        family.flags = flags
+        d.queue_families.push_back(family)
+    return d
+
+
+def rank_devices(list infos, bint use_cpu):
+    """Positions in ``infos`` of the devices a default context may use, best first."""
+    cdef vector[DeviceInfo] devices
+    for info in infos:
+        devices.push_back(_device_from(info))
+    return list(rankDevices(devices, use_cpu))
+
+
+def select_queue_families(info, int queue_count):
+    """Queue family per queue for device ``info``; ``queue_count < 0`` picks the default."""
+    return list(selectQueueFamilies(_device_from(info), queue_count))
+
+
+def unsuitable_reason(info):
+    """Why device ``info`` cannot host a context ("" when it can)."""
+    return _device_from(info).unsuitable_reason().decode()
+
+
+cdef class NativeInstance:
+    """The Vulkan instance and its enumerated physical devices."""
+    cdef unique_ptr[rt.Instance] ptr
+
+    def __cinit__(self, bint debug=False):
+        cdef rt.InstanceOptions options
+        options.debug = debug
+        self.ptr.reset(new rt.Instance(options))
+
+    @property
+    def debug(self):
+        return self.ptr.get().debug()
+
+    def devices(self):
+        cdef vector[DeviceInfo] devices = self.ptr.get().devices()
+        return [_device_dict(devices[i]) for i in range(devices.size())]
+
+
+cdef class NativeContext:
+    """Devices, queues and the transfer engine of one context."""
+    cdef NativeInstance instance
+    cdef unique_ptr[rt.Context] ptr
+    cdef unique_ptr[rt.TransferEngine] transfers
+
+    def __cinit__(self, NativeInstance instance, list device_indices, list queue_families,
+                  uint64_t chunk_bytes=16 << 20, int chunk_count=3, bint map_directly=True):
+        cdef vector[int] devices = device_indices
+        cdef vector[vector[int]] families = queue_families
+        cdef rt.TransferOptions options
+        options.chunk_bytes = chunk_bytes
+        options.chunk_count = chunk_count
+        options.copy_threads = 0
+        options.map_directly = map_directly
+        self.instance = instance
+        self.ptr.reset(new rt.Context(instance.ptr.get()[0], devices, families))
+        self.transfers.reset(new rt.TransferEngine(self.ptr.get()[0], options))
+
+    @property
+    def queue_count(self):
+        return self.ptr.get().queueCount()
+
+    def wait_idle(self, int queue_index=-1):
+        """Waits for all work submitted to one queue, or to every queue when -1."""
+        with nogil:
+            self.ptr.get().waitIdle(queue_index)
+
+    def submitted_value(self, int queue_index):
+        """Timeline value of the latest submission to a queue (0 before any)."""
+        return self.ptr.get().queue(queue_index, b"queue_index").lastSubmitted()
+
+    def completed(self, int queue_index, uint64_t value):
+        return self.ptr.get().queue(queue_index, b"queue_index").completed(value)
+
+    def wait(self, int queue_index, uint64_t value):
+        cdef rt.Queue* queue = &self.ptr.get().queue(queue_index, b"queue_index")
+        with nogil:
+            queue.wait(value)
+
+    def close(self):
+        """Frees the context now (after its queues finish) instead of at garbage collection."""
+        self.transfers.reset()
+        self.ptr.reset()
+
+
+cdef class NativeBuffer:
+    """Device memory with one replica per queue of its context."""
+    cdef NativeContext context
+    cdef unique_ptr[rt.Buffer] ptr
+
+    def __cinit__(self, NativeContext context, uint64_t size):
+        self.context = context
+        self.ptr.reset(new rt.Buffer(context.ptr.get()[0], size))
+
+    @property
+    def size(self):
+        return self.ptr.get().size()
+
+    def write(self, const uint8_t[::1] data, uint64_t offset=0, int queue_index=-1):
+        """Copies ``data`` (bytes) to ``offset`` of one replica, or every replica when -1."""
+        cdef const void* src = &data[0] if data.shape[0] else NULL
+        cdef uint64_t size = data.shape[0]
+        with nogil:
+            self.context.transfers.get().write(self.ptr.get()[0], src, size, offset, queue_index)
+
+    def read_into(self, uint8_t[::1] out, uint64_t offset=0, int queue_index=0):
+        """Fills ``out`` (bytes) from ``offset`` of replica ``queue_index``."""
+        cdef void* dst = &out[0] if out.shape[0] else NULL
+        cdef uint64_t size = out.shape[0]
+        with nogil:
+            self.context.transfers.get().read(self.ptr.get()[0], dst, size, offset, queue_index)
+
+    def close(self):
+        """Frees the buffer now; the memory is released once the GPU stops using it."""
+        self.ptr.reset()
+
+
+def live_buffer_count():
+    """Native buffers alive in this process (for leak tests)."""
+    return rt.Buffer.liveCount()
+
+
+cdef unique_ptr[rt.Compiler] _compiler
+
+
+def compile_glsl(str source, str name="shader", int optimization=2):
+    """Compiles a GLSL compute shader. Returns ``(ok, spirv: bytes, log: str)``."""
+    global _compiler
+    if not _compiler:
+        _compiler.reset(new rt.Compiler())
+    cdef string src = source.encode()
+    cdef string label = name.encode()
+    cdef rt.CompileResult result
+    with nogil:
+        result = _compiler.get().compileCompute(src, label, <rt.Optimization>optimization)
+    cdef bytes spirv = b""
+    if result.spirv.size():
+        spirv = (<char*>result.spirv.data())[:result.spirv.size() * 4]
+    return bool(result.ok), spirv, result.log.decode("utf-8", "replace")
+
+
+def compiler_version():
+    return rt.Compiler.version().decode()

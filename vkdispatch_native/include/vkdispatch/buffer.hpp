@@ -1,0 +1,49 @@
+#pragma once
+// A device buffer with one replica per queue of its context (each queue works on its own copy).
+//
+// Thread safety: the object may be shared; each replica's last-use value is atomic. Moving data
+// in and out is TransferEngine's job.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "vkdispatch/memory_type.hpp"
+
+namespace vkdispatch {
+
+class Context;
+class Queue;
+
+class Buffer {
+public:
+    struct Replica {
+        Queue* queue = nullptr;
+        BoundBuffer storage;
+        std::atomic<uint64_t> last_use{0};  // timeline value of the last submission touching it
+
+        /// Host-coherent mapped device memory can be read and written without staging.
+        bool directlyMapped() const noexcept;
+    };
+
+    /// Allocates `size` bytes (> 0) on every queue of `context`; the context must outlive it.
+    Buffer(Context& context, uint64_t size);
+    /// Frees each replica once its queue has finished the last work that used it (never blocks).
+    ~Buffer();
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+
+    uint64_t size() const noexcept { return m_size; }
+    int replicaCount() const noexcept { return static_cast<int>(m_replicas.size()); }
+    /// Throws IndexOutOfRangeError naming `queue_index` when out of range.
+    Replica& replica(int queue_index);
+
+    /// Number of Buffer objects alive in the process (for leak tests).
+    static int64_t liveCount() noexcept;
+
+private:
+    uint64_t m_size;
+    std::vector<std::unique_ptr<Replica>> m_replicas;
+};
+
+}  // namespace vkdispatch

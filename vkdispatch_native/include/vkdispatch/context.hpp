@@ -1,0 +1,36 @@
+#pragma once
+// A set of devices and their queues, numbered context-wide in device order.
+//
+// Thread safety: safe to share after construction.
+#include <memory>
+#include <vector>
+
+#include "vkdispatch/device.hpp"
+#include "vkdispatch/instance.hpp"
+#include "vkdispatch/queue.hpp"
+
+namespace vkdispatch {
+
+class Context {
+public:
+    /// `queue_families[i]` lists one family index per queue to create on device
+    /// `device_indices[i]`. The instance must outlive the context.
+    Context(const Instance& instance, const std::vector<int>& device_indices,
+            const std::vector<std::vector<int>>& queue_families);
+
+    int queueCount() const noexcept { return static_cast<int>(m_queues.size()); }
+    /// Throws IndexOutOfRangeError naming `what` when `index` is not a queue of this context.
+    Queue& queue(int index, const char* what = "queue_index") const;
+    /// The device that owns queue `index`.
+    Device& deviceOfQueue(int index) const;
+    const std::vector<std::unique_ptr<Device>>& devices() const noexcept { return m_devices; }
+    /// Waits for everything submitted so far to queue `index`, or to every queue when -1.
+    void waitIdle(int index);
+
+private:
+    std::vector<std::unique_ptr<Device>> m_devices;
+    std::vector<Queue*> m_queues;
+    std::vector<Device*> m_queue_devices;
+};
+
+}  // namespace vkdispatch

@@ -1,0 +1,40 @@
+#pragma once
+// One logical VkDevice with the queues a context asked for, in the order asked for.
+//
+// Thread safety: safe to share; queues synchronise themselves.
+#include <memory>
+#include <vector>
+
+#include "vkdispatch/device_info.hpp"
+#include "vkdispatch/queue.hpp"
+#include "vkdispatch/vk.hpp"
+
+namespace vkdispatch {
+
+class Instance;
+
+class Device {
+public:
+    /// Creates the device with one queue per entry of `queue_families` (repeating a family
+    /// creates several queues of it). `first_queue_index` numbers the queues context-wide.
+    Device(const Instance& instance, int device_index, const std::vector<int>& queue_families,
+           int first_queue_index);
+    ~Device();
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    VkDevice handle() const noexcept { return m_device; }
+    VkPhysicalDevice physical() const noexcept { return m_physical; }
+    const DeviceInfo& info() const noexcept { return m_info; }
+    const VkPhysicalDeviceMemoryProperties& memoryProperties() const noexcept { return m_memory; }
+    const std::vector<std::unique_ptr<Queue>>& queues() const noexcept { return m_queues; }
+
+private:
+    DeviceInfo m_info;
+    VkPhysicalDevice m_physical;
+    VkPhysicalDeviceMemoryProperties m_memory{};
+    VkDevice m_device = VK_NULL_HANDLE;
+    std::vector<std::unique_ptr<Queue>> m_queues;  // destroyed before m_device (declared after)
+};
+
+}  // namespace vkdispatch

@@ -1,0 +1,51 @@
+#pragma once
+// Move-only owner of one Vulkan handle, destroyed with its parent device (or instance).
+#include <utility>
+
+#include "vkdispatch/vk.hpp"
+
+namespace vkdispatch {
+
+template <typename Handle, typename Parent, void (*Destroy)(Parent, Handle)>
+class UniqueHandle {
+public:
+    UniqueHandle() = default;
+    UniqueHandle(Parent parent, Handle handle) : m_parent(parent), m_handle(handle) {}
+    UniqueHandle(UniqueHandle&& other) noexcept
+        : m_parent(other.m_parent), m_handle(std::exchange(other.m_handle, Handle{})) {}
+    UniqueHandle& operator=(UniqueHandle&& other) noexcept {
+        if (this != &other) {
+            reset();
+            m_parent = other.m_parent;
+            m_handle = std::exchange(other.m_handle, Handle{});
+        }
+        return *this;
+    }
+    UniqueHandle(const UniqueHandle&) = delete;
+    UniqueHandle& operator=(const UniqueHandle&) = delete;
+    ~UniqueHandle() { reset(); }
+
+    Handle get() const noexcept { return m_handle; }
+    explicit operator bool() const noexcept { return m_handle != Handle{}; }
+    void reset() noexcept {
+        if (m_handle != Handle{}) Destroy(m_parent, std::exchange(m_handle, Handle{}));
+    }
+
+private:
+    Parent m_parent{};
+    Handle m_handle{};
+};
+
+namespace detail {
+inline void destroyBuffer(VkDevice d, VkBuffer h) { vkDestroyBuffer(d, h, nullptr); }
+inline void freeMemory(VkDevice d, VkDeviceMemory h) { vkFreeMemory(d, h, nullptr); }
+inline void destroySemaphore(VkDevice d, VkSemaphore h) { vkDestroySemaphore(d, h, nullptr); }
+inline void destroyCommandPool(VkDevice d, VkCommandPool h) { vkDestroyCommandPool(d, h, nullptr); }
+}  // namespace detail
+
+using UniqueBuffer = UniqueHandle<VkBuffer, VkDevice, detail::destroyBuffer>;
+using UniqueMemory = UniqueHandle<VkDeviceMemory, VkDevice, detail::freeMemory>;
+using UniqueSemaphore = UniqueHandle<VkSemaphore, VkDevice, detail::destroySemaphore>;
+using UniqueCommandPool = UniqueHandle<VkCommandPool, VkDevice, detail::destroyCommandPool>;
+
+}  // namespace vkdispatch

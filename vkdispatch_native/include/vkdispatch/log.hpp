@@ -1,0 +1,28 @@
+#pragma once
+// Native logging: messages go to one sink installed by the embedding layer (the Python bridge
+// forwards them to the `logging` module). Below-threshold messages cost one atomic load.
+//
+// Thread safety: every function is safe to call from any thread.
+#include <string>
+#include <vector>
+
+namespace vkdispatch {
+
+enum class LogLevel : int { Verbose = 0, Info = 1, Warning = 2, Error = 3 };
+
+/// Receives every message at or above the threshold; `user` is the pointer given to setLogSink.
+using LogSink = void (*)(int level, const char* message, void* user);
+
+void setLogSink(LogSink sink, void* user);
+void setLogLevel(LogLevel level);
+LogLevel logLevel();
+bool logEnabled(LogLevel level);
+void log(LogLevel level, const std::string& message);
+
+/// Validation-layer errors are collected here (the layer reports them from inside Vulkan calls,
+/// where throwing is not allowed) and turned into exceptions by the caller's next check.
+void recordValidationError(const std::string& message);
+/// Returns and clears every validation error recorded so far.
+std::vector<std::string> takeValidationErrors();
+
+}  // namespace vkdispatch

@@ -1,0 +1,61 @@
+#pragma once
+// One VkQueue with its timeline semaphore. Every submission signals the next timeline value, so
+// "has work X finished" is one integer comparison and a wait is one semaphore wait.
+//
+// Thread safety: every method is safe to call concurrently (submission is serialised by an
+// internal mutex, as Vulkan requires external synchronisation of vkQueueSubmit).
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "vkdispatch/handle.hpp"
+#include "vkdispatch/vk.hpp"
+
+namespace vkdispatch {
+
+class Queue {
+public:
+    using Recorder = std::function<void(VkCommandBuffer)>;
+
+    Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int global_index);
+    ~Queue();
+    Queue(const Queue&) = delete;
+    Queue& operator=(const Queue&) = delete;
+
+    /// Records commands with `record` into a fresh command buffer framed by full memory barriers
+    /// (earlier work -> these commands -> host reads), submits it and returns its timeline value.
+    uint64_t submit(const Recorder& record);
+    /// Blocks until the timeline reaches `value`; interruptible (see interrupt.hpp).
+    void wait(uint64_t value);
+    bool completed(uint64_t value);
+    void waitIdle() { wait(lastSubmitted()); }
+    uint64_t lastSubmitted();
+    /// Runs `deleter` once the timeline reaches `value` (at once if it already has).
+    void retire(uint64_t value, std::function<void()> deleter);
+
+    uint32_t family() const noexcept { return m_family; }
+    int globalIndex() const noexcept { return m_global_index; }
+    VkDevice device() const noexcept { return m_device; }
+
+private:
+    uint64_t completedValue();
+    VkCommandBuffer acquireCommandBuffer();  // m_mutex held
+    void collect(uint64_t completed);        // m_mutex held
+
+    VkDevice m_device;
+    VkQueue m_queue = VK_NULL_HANDLE;
+    uint32_t m_family;
+    int m_global_index;
+    UniqueSemaphore m_timeline;
+    UniqueCommandPool m_pool;
+
+    std::mutex m_mutex;
+    uint64_t m_next_value = 1;
+    std::vector<VkCommandBuffer> m_free;
+    std::vector<std::pair<uint64_t, VkCommandBuffer>> m_in_flight;
+    std::vector<std::pair<uint64_t, std::function<void()>>> m_retired;
+};
+
+}  // namespace vkdispatch

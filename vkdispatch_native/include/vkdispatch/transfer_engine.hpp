@@ -1,0 +1,52 @@
+#pragma once
+// Moves bytes between host memory and buffer replicas. Host-coherent device memory is copied
+// directly; otherwise data streams through a small ring of reusable staging chunks per queue,
+// so the host copy of one chunk overlaps the device copy of the previous one.
+//
+// Thread safety: safe to share; transfers on the same queue are serialised.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "vkdispatch/buffer.hpp"
+#include "vkdispatch/parallel_copy.hpp"
+
+namespace vkdispatch {
+
+class Context;
+
+struct TransferOptions {
+    uint64_t chunk_bytes = uint64_t(16) << 20;
+    int chunk_count = 3;
+    int copy_threads = 0;      // see ParallelCopier
+    bool map_directly = true;  // false forces staging even for host-visible memory (tests)
+};
+
+class TransferEngine {
+public:
+    explicit TransferEngine(Context& context, const TransferOptions& options = {});
+    ~TransferEngine();
+
+    /// Copies `size` bytes from `data` to offset `offset` of replica `queue_index`, or of every
+    /// replica when `queue_index` is -1. Returns once later submissions will see the data.
+    void write(Buffer& buffer, const void* data, uint64_t size, uint64_t offset, int queue_index);
+    /// Copies `size` bytes at `offset` of replica `queue_index` into `out`, after all work
+    /// submitted to that queue before the call has finished.
+    void read(Buffer& buffer, void* out, uint64_t size, uint64_t offset, int queue_index);
+
+private:
+    struct Ring;
+    Ring& ring(int queue_index);
+    void upload(Ring& ring, Buffer::Replica& replica, const uint8_t* src, uint64_t size,
+                uint64_t offset);
+    void download(Ring& ring, Buffer::Replica& replica, uint8_t* dst, uint64_t size,
+                  uint64_t offset);
+
+    Context& m_context;
+    TransferOptions m_options;
+    ParallelCopier m_copier;
+    std::vector<std::unique_ptr<Ring>> m_rings;  // one per queue, chunks allocated on first use
+};
+
+}  // namespace vkdispatch

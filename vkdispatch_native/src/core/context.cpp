@@ -1,0 +1,59 @@
+#include "vkdispatch/context.hpp"
+
+#include <set>
+#include <string>
+
+#include "vkdispatch/errors.hpp"
+
+namespace vkdispatch {
+
+Context::Context(const Instance& instance, const std::vector<int>& device_indices,
+                 const std::vector<std::vector<int>>& queue_families) {
+    if (device_indices.empty()) throw InvalidArgumentError("device_ids: at least one device is needed");
+    if (device_indices.size() != queue_families.size())
+        throw InvalidArgumentError("queue_families: expected one list per device (" +
+                                   std::to_string(device_indices.size()) + "), got " +
+                                   std::to_string(queue_families.size()));
+    const int device_count = static_cast<int>(instance.devices().size());
+    std::set<int> seen;
+    for (int index : device_indices) {
+        if (index < 0 || index >= device_count)
+            throw IndexOutOfRangeError("device_ids: device " + std::to_string(index) +
+                                       " does not exist (valid: 0.." +
+                                       std::to_string(device_count - 1) + ")");
+        if (!seen.insert(index).second)
+            throw InvalidArgumentError("device_ids: device " + std::to_string(index) +
+                                       " is listed twice");
+    }
+    for (size_t i = 0; i < device_indices.size(); ++i) {
+        m_devices.push_back(std::make_unique<Device>(instance, device_indices[i], queue_families[i],
+                                                     static_cast<int>(m_queues.size())));
+        for (const auto& queue : m_devices.back()->queues()) {
+            m_queues.push_back(queue.get());
+            m_queue_devices.push_back(m_devices.back().get());
+        }
+    }
+}
+
+Queue& Context::queue(int index, const char* what) const {
+    if (index < 0 || index >= queueCount())
+        throw IndexOutOfRangeError(std::string(what) + ": queue " + std::to_string(index) +
+                                   " does not exist (valid: 0.." + std::to_string(queueCount() - 1) +
+                                   ")");
+    return *m_queues[index];
+}
+
+Device& Context::deviceOfQueue(int index) const {
+    queue(index);
+    return *m_queue_devices[index];
+}
+
+void Context::waitIdle(int index) {
+    if (index == -1) {
+        for (Queue* q : m_queues) q->waitIdle();
+    } else {
+        queue(index).waitIdle();
+    }
+}
+
+}  // namespace vkdispatch

@@ -1,0 +1,116 @@
+#include "vkdispatch/device.hpp"
+
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "vkdispatch/device_selection.hpp"
+#include "vkdispatch/errors.hpp"
+#include "vkdispatch/instance.hpp"
+
+namespace vkdispatch {
+namespace {
+
+std::vector<std::string> availableExtensions(VkPhysicalDevice device) {
+    uint32_t count = 0;
+    VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr),
+             "listing device extensions");
+    std::vector<VkExtensionProperties> props(count);
+    VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, props.data()),
+             "listing device extensions");
+    std::vector<std::string> names;
+    for (const auto& p : props) names.emplace_back(p.extensionName);
+    return names;
+}
+
+bool contains(const std::vector<std::string>& names, const char* name) {
+    for (const auto& n : names)
+        if (n == name) return true;
+    return false;
+}
+
+}  // namespace
+
+Device::Device(const Instance& instance, int device_index, const std::vector<int>& queue_families,
+               int first_queue_index)
+    : m_physical(instance.physicalDevice(device_index)) {
+    m_info = instance.devices().at(device_index);
+    const std::string reason = m_info.unsuitable_reason();
+    if (!reason.empty())
+        throw InvalidArgumentError("device " + std::to_string(device_index) + " ('" +
+                                   m_info.device_name + "') cannot run vkdispatch: " + reason);
+    validateQueueFamilies(m_info, queue_families);
+    vkGetPhysicalDeviceMemoryProperties(m_physical, &m_memory);
+
+    // One create-info per distinct family, with as many queues as the family is repeated.
+    std::map<int, uint32_t> per_family;
+    for (int family : queue_families) ++per_family[family];
+    std::vector<std::vector<float>> priorities;
+    std::vector<VkDeviceQueueCreateInfo> queue_infos;
+    for (const auto& [family, count] : per_family) {
+        priorities.emplace_back(count, 1.0f);
+        VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+        qi.queueFamilyIndex = static_cast<uint32_t>(family);
+        qi.queueCount = count;
+        qi.pQueuePriorities = priorities.back().data();
+        queue_infos.push_back(qi);
+    }
+
+    const auto available = availableExtensions(m_physical);
+    std::vector<const char*> extensions;
+    const bool atomic_float = contains(available, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    if (atomic_float) extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    if (contains(available, VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME))
+        extensions.push_back(VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME);
+    if (contains(available, "VK_KHR_portability_subset"))
+        extensions.push_back("VK_KHR_portability_subset");
+
+    VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+    atomic.shaderBufferFloat32Atomics = m_info.shader_buffer_float32_atomics;
+    atomic.shaderBufferFloat32AtomicAdd = m_info.shader_buffer_float32_atomic_add;
+    VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    v12.pNext = atomic_float ? &atomic : nullptr;
+    v12.timelineSemaphore = VK_TRUE;
+    v12.scalarBlockLayout = VK_TRUE;
+    v12.shaderFloat16 = m_info.float_16_support;
+    VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    v11.pNext = &v12;
+    v11.storageBuffer16BitAccess = m_info.storage_buffer_16_bit_access;
+    v11.uniformAndStorageBuffer16BitAccess = m_info.uniform_and_storage_buffer_16_bit_access;
+    v11.storagePushConstant16 = m_info.storage_push_constant_16;
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &v11;
+    features.features.shaderInt16 = m_info.int_16_support;
+    features.features.shaderInt64 = m_info.int_64_support;
+    features.features.shaderFloat64 = m_info.float_64_support;
+
+    VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    info.pNext = &features;
+    info.queueCreateInfoCount = static_cast<uint32_t>(queue_infos.size());
+    info.pQueueCreateInfos = queue_infos.data();
+    info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
+    VK_CHECK(vkCreateDevice(m_physical, &info, nullptr, &m_device),
+             "creating a logical device on '" + m_info.device_name + "'");
+
+    std::map<int, uint32_t> next_in_family;
+    try {
+        for (size_t i = 0; i < queue_families.size(); ++i) {
+            const int family = queue_families[i];
+            m_queues.push_back(std::make_unique<Queue>(m_device, family, next_in_family[family]++,
+                                                       first_queue_index + static_cast<int>(i)));
+        }
+    } catch (...) {
+        m_queues.clear();
+        vkDestroyDevice(m_device, nullptr);
+        throw;
+    }
+}
+
+Device::~Device() {
+    m_queues.clear();  // waits for their work and runs deferred deletions first
+    vkDestroyDevice(m_device, nullptr);
+}
+
+}  // namespace vkdispatch

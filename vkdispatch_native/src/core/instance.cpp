@@ -1,0 +1,144 @@
+#include "vkdispatch/instance.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "vkdispatch/errors.hpp"
+#include "vkdispatch/log.hpp"
+
+namespace vkdispatch {
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+bool hasLayer(const char* name) {
+    uint32_t count = 0;
+    VK_CHECK(vkEnumerateInstanceLayerProperties(&count, nullptr), "listing instance layers");
+    std::vector<VkLayerProperties> layers(count);
+    VK_CHECK(vkEnumerateInstanceLayerProperties(&count, layers.data()), "listing instance layers");
+    for (const auto& layer : layers)
+        if (std::strcmp(layer.layerName, name) == 0) return true;
+    return false;
+}
+
+bool hasInstanceExtension(const char* name, const char* layer) {
+    uint32_t count = 0;
+    VK_CHECK(vkEnumerateInstanceExtensionProperties(layer, &count, nullptr),
+             "listing instance extensions");
+    std::vector<VkExtensionProperties> extensions(count);
+    VK_CHECK(vkEnumerateInstanceExtensionProperties(layer, &count, extensions.data()),
+             "listing instance extensions");
+    for (const auto& ext : extensions)
+        if (std::strcmp(ext.extensionName, name) == 0) return true;
+    return false;
+}
+
+bool isShaderPrintf(const VkDebugUtilsMessengerCallbackDataEXT* data) {
+    return data->pMessageIdName != nullptr &&
+           std::strstr(data->pMessageIdName, "DEBUG-PRINTF") != nullptr;
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
+    const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
+    const std::string message = data->pMessage != nullptr ? data->pMessage : "";
+    if (isShaderPrintf(data)) {
+        log(LogLevel::Warning, "shader printf: " + message);
+    } else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
+        recordValidationError(message);
+        log(LogLevel::Error, "validation: " + message);
+    } else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+        log(LogLevel::Warning, "validation: " + message);
+    } else {
+        log(LogLevel::Verbose, "validation: " + message);
+    }
+    return VK_FALSE;  // the Vulkan call itself must proceed
+}
+
+}  // namespace
+
+Instance::Instance(const InstanceOptions& options) {
+    const VkResult loaded = volkInitialize();
+    if (loaded != VK_SUCCESS)
+        throwVulkanError(loaded, "loading the Vulkan loader (libvulkan.so.1); install libvulkan1",
+                         __FILE__, __LINE__);
+    if (volkGetInstanceVersion() < VK_API_VERSION_1_2)
+        throw Error("the Vulkan loader supports only Vulkan " +
+                    std::to_string(VK_API_VERSION_MAJOR(volkGetInstanceVersion())) + "." +
+                    std::to_string(VK_API_VERSION_MINOR(volkGetInstanceVersion())) +
+                    "; vkdispatch needs 1.2 or newer");
+    createInstance(options);
+    volkLoadInstance(m_instance);
+    if (m_debug) createMessenger();
+
+    uint32_t count = 0;
+    VK_CHECK(vkEnumeratePhysicalDevices(m_instance, &count, nullptr), "listing physical devices");
+    m_physical_devices.resize(count);
+    VK_CHECK(vkEnumeratePhysicalDevices(m_instance, &count, m_physical_devices.data()),
+             "listing physical devices");
+    for (uint32_t i = 0; i < count; ++i)
+        m_device_infos.push_back(queryDeviceInfo(m_physical_devices[i], static_cast<int>(i)));
+}
+
+void Instance::createInstance(const InstanceOptions& options) {
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "vkdispatch";
+    app.pEngineName = "vkdispatch";
+    app.apiVersion = VK_API_VERSION_1_2;
+
+    std::vector<const char*> layers;
+    std::vector<const char*> extensions;
+    if (options.debug) {
+        if (hasLayer(kValidationLayer) &&
+            hasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME, nullptr)) {
+            layers.push_back(kValidationLayer);
+            extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+            m_debug = true;
+        } else {
+            log(LogLevel::Warning,
+                "debug mode asked for, but the Khronos validation layer or VK_EXT_debug_utils is "
+                "missing (Debian package vulkan-validationlayers); continuing without validation");
+        }
+    }
+
+    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_DEBUG_PRINTF_EXT};
+    VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+    features.enabledValidationFeatureCount = 1;
+    features.pEnabledValidationFeatures = enables;
+
+    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    info.pNext = m_debug ? &features : nullptr;
+    info.pApplicationInfo = &app;
+    info.enabledLayerCount = static_cast<uint32_t>(layers.size());
+    info.ppEnabledLayerNames = layers.data();
+    info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
+    VK_CHECK(vkCreateInstance(&info, nullptr, &m_instance), "creating the Vulkan instance");
+}
+
+void Instance::createMessenger() {
+    VkDebugUtilsMessengerCreateInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    info.messageType =
+        VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+    info.pfnUserCallback = onValidationMessage;
+    VK_CHECK(vkCreateDebugUtilsMessengerEXT(m_instance, &info, nullptr, &m_messenger),
+             "creating the debug messenger");
+}
+
+Instance::~Instance() {
+    if (m_messenger != VK_NULL_HANDLE)
+        vkDestroyDebugUtilsMessengerEXT(m_instance, m_messenger, nullptr);
+    if (m_instance != VK_NULL_HANDLE) vkDestroyInstance(m_instance, nullptr);
+}
+
+VkPhysicalDevice Instance::physicalDevice(int index) const {
+    if (index < 0 || index >= static_cast<int>(m_physical_devices.size()))
+        throw IndexOutOfRangeError("device index " + std::to_string(index) + " is out of range (" +
+                                   std::to_string(m_physical_devices.size()) + " devices)");
+    return m_physical_devices[index];
+}
+
+}  // namespace vkdispatch

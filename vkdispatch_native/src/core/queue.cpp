@@ -1,0 +1,177 @@
+#include "vkdispatch/queue.hpp"
+
+#include "vkdispatch/errors.hpp"
+#include "vkdispatch/interrupt.hpp"
+#include "vkdispatch/log.hpp"
+
+namespace vkdispatch {
+namespace {
+
+constexpr uint64_t kWaitSliceNs = 100'000'000;  // how often a wait checks for Ctrl-C
+
+void fullBarrier(VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    barrier.dstAccessMask = dst_access;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, dst_stage, 0, 1, &barrier, 0,
+                         nullptr, 0, nullptr);
+}
+
+}  // namespace
+
+Queue::Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int global_index)
+    : m_device(device), m_family(family), m_global_index(global_index) {
+    vkGetDeviceQueue(device, family, index_in_family, &m_queue);
+
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    type.initialValue = 0;
+    VkSemaphoreCreateInfo sem_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    sem_info.pNext = &type;
+    VkSemaphore semaphore;
+    VK_CHECK(vkCreateSemaphore(device, &sem_info, nullptr, &semaphore),
+             "creating a timeline semaphore");
+    m_timeline = UniqueSemaphore(device, semaphore);
+
+    VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pool_info.queueFamilyIndex = family;
+    VkCommandPool pool;
+    VK_CHECK(vkCreateCommandPool(device, &pool_info, nullptr, &pool), "creating a command pool");
+    m_pool = UniqueCommandPool(device, pool);
+}
+
+Queue::~Queue() {
+    // Teardown never throws: on a lost device the wait fails and the handles are released anyway.
+    const uint64_t last = m_next_value - 1;
+    VkSemaphore sem = m_timeline.get();
+    VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    info.semaphoreCount = 1;
+    info.pSemaphores = &sem;
+    info.pValues = &last;
+    vkWaitSemaphores(m_device, &info, UINT64_MAX);
+    for (auto& entry : m_retired) entry.second();
+    m_retired.clear();
+}
+
+uint64_t Queue::completedValue() {
+    uint64_t value = 0;
+    VK_CHECK(vkGetSemaphoreCounterValue(m_device, m_timeline.get(), &value),
+             "reading a queue's timeline");
+    return value;
+}
+
+bool Queue::completed(uint64_t value) {
+    if (value == 0) return true;
+    return completedValue() >= value;
+}
+
+uint64_t Queue::lastSubmitted() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_next_value - 1;
+}
+
+void Queue::wait(uint64_t value) {
+    if (value == 0) return;
+    VkSemaphore sem = m_timeline.get();
+    VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    info.semaphoreCount = 1;
+    info.pSemaphores = &sem;
+    info.pValues = &value;
+    for (;;) {
+        const VkResult result = vkWaitSemaphores(m_device, &info, kWaitSliceNs);
+        if (result == VK_SUCCESS) break;
+        if (result != VK_TIMEOUT) VK_CHECK(result, "waiting for queue work to finish");
+        throwIfInterrupted();
+    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    collect(value);
+}
+
+void Queue::retire(uint64_t value, std::function<void()> deleter) {
+    if (completed(value)) {
+        deleter();
+        return;
+    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_retired.emplace_back(value, std::move(deleter));
+}
+
+void Queue::collect(uint64_t completed) {
+    for (size_t i = 0; i < m_in_flight.size();) {
+        if (m_in_flight[i].first <= completed) {
+            m_free.push_back(m_in_flight[i].second);
+            m_in_flight[i] = m_in_flight.back();
+            m_in_flight.pop_back();
+        } else {
+            ++i;
+        }
+    }
+    for (size_t i = 0; i < m_retired.size();) {
+        if (m_retired[i].first <= completed) {
+            m_retired[i].second();
+            m_retired[i] = std::move(m_retired.back());
+            m_retired.pop_back();
+        } else {
+            ++i;
+        }
+    }
+}
+
+VkCommandBuffer Queue::acquireCommandBuffer() {
+    if (m_free.empty()) collect(completedValue());
+    if (!m_free.empty()) {
+        VkCommandBuffer cb = m_free.back();
+        m_free.pop_back();
+        return cb;
+    }
+    VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    info.commandPool = m_pool.get();
+    info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    info.commandBufferCount = 1;
+    VkCommandBuffer cb;
+    VK_CHECK(vkAllocateCommandBuffers(m_device, &info, &cb), "allocating a command buffer");
+    return cb;
+}
+
+uint64_t Queue::submit(const Recorder& record) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    VkCommandBuffer cb = acquireCommandBuffer();
+    try {
+        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        VK_CHECK(vkBeginCommandBuffer(cb, &begin), "beginning a command buffer");
+        fullBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                    VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+        record(cb);
+        fullBarrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+        VK_CHECK(vkEndCommandBuffer(cb), "ending a command buffer");
+    } catch (...) {
+        vkResetCommandBuffer(cb, 0);
+        m_free.push_back(cb);
+        throw;
+    }
+
+    const uint64_t value = m_next_value;
+    VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    timeline.signalSemaphoreValueCount = 1;
+    timeline.pSignalSemaphoreValues = &value;
+    VkSemaphore sem = m_timeline.get();
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.pNext = &timeline;
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cb;
+    submit.signalSemaphoreCount = 1;
+    submit.pSignalSemaphores = &sem;
+    const VkResult result = vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE);
+    if (result != VK_SUCCESS) {
+        vkResetCommandBuffer(cb, 0);
+        m_free.push_back(cb);
+        VK_CHECK(result, "submitting work to queue " + std::to_string(m_global_index));
+    }
+    ++m_next_value;
+    m_in_flight.emplace_back(value, cb);
+    return value;
+}
+
+}  // namespace vkdispatch

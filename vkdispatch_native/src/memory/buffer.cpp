@@ -1,0 +1,67 @@
+#include "vkdispatch/buffer.hpp"
+
+#include <string>
+
+#include "vkdispatch/context.hpp"
+#include "vkdispatch/errors.hpp"
+
+namespace vkdispatch {
+namespace {
+
+std::atomic<int64_t> g_live_buffers{0};
+
+constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+
+uint32_t preferredFlags(const Device& device) {
+    // Where device memory is host memory anyway (CPU drivers, integrated GPUs), map it directly.
+    if (device.info().device_type == DeviceType::DiscreteGpu) return 0;
+    return VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+}
+
+}  // namespace
+
+bool Buffer::Replica::directlyMapped() const noexcept {
+    return storage.mapped != nullptr &&
+           (storage.memory_flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+}
+
+Buffer::Buffer(Context& context, uint64_t size) : m_size(size) {
+    if (size == 0) throw InvalidArgumentError("size: a buffer needs at least 1 byte, got 0");
+    for (int q = 0; q < context.queueCount(); ++q) {
+        Device& device = context.deviceOfQueue(q);
+        auto replica = std::make_unique<Replica>();
+        replica->queue = &context.queue(q);
+        replica->storage =
+            createBoundBuffer(device.handle(), device.memoryProperties(), size, kUsage,
+                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, preferredFlags(device));
+        m_replicas.push_back(std::move(replica));
+    }
+    ++g_live_buffers;
+}
+
+Buffer::~Buffer() {
+    for (auto& replica : m_replicas) {
+        // The lambda takes ownership of the handles; the queue runs it once they are idle.
+        auto storage = std::make_shared<BoundBuffer>(std::move(replica->storage));
+        replica->queue->retire(replica->last_use.load(), [storage] {
+            storage->buffer.reset();
+            storage->memory.reset();
+        });
+    }
+    --g_live_buffers;
+}
+
+Buffer::Replica& Buffer::replica(int queue_index) {
+    if (queue_index < 0 || queue_index >= replicaCount())
+        throw IndexOutOfRangeError("index: replica " + std::to_string(queue_index) +
+                                   " does not exist (valid: 0.." +
+                                   std::to_string(replicaCount() - 1) + ")");
+    return *m_replicas[queue_index];
+}
+
+int64_t Buffer::liveCount() noexcept { return g_live_buffers.load(); }
+
+}  // namespace vkdispatch

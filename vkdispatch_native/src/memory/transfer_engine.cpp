@@ -1,0 +1,153 @@
+#include "vkdispatch/transfer_engine.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "vkdispatch/context.hpp"
+#include "vkdispatch/errors.hpp"
+
+namespace vkdispatch {
+
+struct TransferEngine::Ring {
+    struct Chunk {
+        BoundBuffer staging;
+        uint64_t last_use = 0;
+    };
+    std::mutex mutex;  // one transfer per queue at a time
+    std::vector<Chunk> chunks;
+    size_t next = 0;
+
+    Chunk& take() { return chunks[next++ % chunks.size()]; }
+};
+
+namespace {
+
+void checkRange(const Buffer& buffer, uint64_t size, uint64_t offset) {
+    if (offset > buffer.size() || size > buffer.size() - offset)
+        throw InvalidArgumentError("size: " + std::to_string(size) + " bytes at offset " +
+                                   std::to_string(offset) + " do not fit in a buffer of " +
+                                   std::to_string(buffer.size()) + " bytes");
+}
+
+void recordCopy(VkCommandBuffer cb, VkBuffer src, uint64_t src_offset, VkBuffer dst,
+                uint64_t dst_offset, uint64_t size) {
+    VkBufferCopy region{src_offset, dst_offset, size};
+    vkCmdCopyBuffer(cb, src, dst, 1, &region);
+}
+
+}  // namespace
+
+TransferEngine::TransferEngine(Context& context, const TransferOptions& options)
+    : m_context(context), m_options(options), m_copier(options.copy_threads) {
+    if (options.chunk_bytes == 0 || options.chunk_count < 1)
+        throw InvalidArgumentError("TransferOptions: chunk_bytes and chunk_count must be positive");
+    for (int q = 0; q < context.queueCount(); ++q) m_rings.push_back(std::make_unique<Ring>());
+}
+
+TransferEngine::~TransferEngine() {
+    // Staging chunks may still be read by the device; wait for their queues before freeing.
+    for (int q = 0; q < static_cast<int>(m_rings.size()); ++q) {
+        for (auto& chunk : m_rings[q]->chunks) m_context.queue(q).wait(chunk.last_use);
+    }
+}
+
+TransferEngine::Ring& TransferEngine::ring(int queue_index) {
+    Ring& r = *m_rings.at(queue_index);
+    if (r.chunks.empty()) {
+        Device& device = m_context.deviceOfQueue(queue_index);
+        for (int i = 0; i < m_options.chunk_count; ++i) {
+            Ring::Chunk chunk;
+            chunk.staging = createBoundBuffer(
+                device.handle(), device.memoryProperties(), m_options.chunk_bytes,
+                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+            r.chunks.push_back(std::move(chunk));
+        }
+    }
+    return r;
+}
+
+void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint64_t offset,
+                           int queue_index) {
+    checkRange(buffer, size, offset);
+    const int first = queue_index == -1 ? 0 : queue_index;
+    const int last = queue_index == -1 ? buffer.replicaCount() - 1 : queue_index;
+    for (int q = first; q <= last; ++q) {
+        Buffer::Replica& replica = buffer.replica(q);
+        const auto* src = static_cast<const uint8_t*>(data);
+        if (m_options.map_directly && replica.directlyMapped()) {
+            replica.queue->wait(replica.last_use.load());  // earlier work may still read it
+            m_copier.copy(static_cast<uint8_t*>(replica.storage.mapped) + offset, src, size);
+            continue;
+        }
+        Ring& r = ring(q);
+        std::lock_guard<std::mutex> lock(r.mutex);
+        upload(r, replica, src, size, offset);
+    }
+}
+
+void TransferEngine::upload(Ring& r, Buffer::Replica& replica, const uint8_t* src, uint64_t size,
+                            uint64_t offset) {
+    Queue& queue = *replica.queue;
+    for (uint64_t done = 0; done < size;) {
+        const uint64_t n = std::min(m_options.chunk_bytes, size - done);
+        Ring::Chunk& chunk = r.take();
+        queue.wait(chunk.last_use);
+        m_copier.copy(chunk.staging.mapped, src + done, n);
+        const uint64_t value = queue.submit([&](VkCommandBuffer cb) {
+            recordCopy(cb, chunk.staging.buffer.get(), 0, replica.storage.buffer.get(),
+                       offset + done, n);
+        });
+        chunk.last_use = value;
+        replica.last_use.store(value);
+        done += n;
+    }
+}
+
+void TransferEngine::read(Buffer& buffer, void* out, uint64_t size, uint64_t offset,
+                          int queue_index) {
+    checkRange(buffer, size, offset);
+    Buffer::Replica& replica = buffer.replica(queue_index);
+    auto* dst = static_cast<uint8_t*>(out);
+    if (m_options.map_directly && replica.directlyMapped()) {
+        // Every submission ends with a barrier that makes its writes visible to the host.
+        replica.queue->waitIdle();
+        m_copier.copy(dst, static_cast<const uint8_t*>(replica.storage.mapped) + offset, size);
+        return;
+    }
+    Ring& r = ring(queue_index);
+    std::lock_guard<std::mutex> lock(r.mutex);
+    download(r, replica, dst, size, offset);
+}
+
+void TransferEngine::download(Ring& r, Buffer::Replica& replica, uint8_t* dst, uint64_t size,
+                              uint64_t offset) {
+    Queue& queue = *replica.queue;
+    const uint64_t chunk_bytes = m_options.chunk_bytes;
+    const uint64_t chunk_total = (size + chunk_bytes - 1) / chunk_bytes;
+    std::vector<Ring::Chunk*> in_flight(chunk_total, nullptr);
+
+    auto issue = [&](uint64_t c) {
+        const uint64_t n = std::min(chunk_bytes, size - c * chunk_bytes);
+        Ring::Chunk& chunk = r.take();
+        queue.wait(chunk.last_use);
+        chunk.last_use = queue.submit([&](VkCommandBuffer cb) {
+            recordCopy(cb, replica.storage.buffer.get(), offset + c * chunk_bytes,
+                       chunk.staging.buffer.get(), 0, n);
+        });
+        in_flight[c] = &chunk;
+    };
+
+    const uint64_t ahead = std::min<uint64_t>(chunk_total, r.chunks.size());
+    for (uint64_t c = 0; c < ahead; ++c) issue(c);
+    for (uint64_t c = 0; c < chunk_total; ++c) {
+        Ring::Chunk& chunk = *in_flight[c];
+        queue.wait(chunk.last_use);
+        const uint64_t n = std::min(chunk_bytes, size - c * chunk_bytes);
+        m_copier.copy(dst + c * chunk_bytes, chunk.staging.mapped, n);
+        if (c + ahead < chunk_total) issue(c + ahead);
+    }
+}
+
+}  // namespace vkdispatch

@@ -1,0 +1,60 @@
+#include "vkdispatch/log.hpp"
+
+#include <atomic>
+#include <mutex>
+
+namespace vkdispatch {
+namespace {
+
+struct SinkState {
+    std::mutex mutex;
+    LogSink sink = nullptr;
+    void* user = nullptr;
+    std::atomic<int> level{static_cast<int>(LogLevel::Warning)};
+    std::vector<std::string> validation_errors;
+};
+
+SinkState& state() {
+    static SinkState s;
+    return s;
+}
+
+}  // namespace
+
+void setLogSink(LogSink sink, void* user) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().sink = sink;
+    state().user = user;
+}
+
+void setLogLevel(LogLevel level) { state().level.store(static_cast<int>(level)); }
+
+LogLevel logLevel() { return static_cast<LogLevel>(state().level.load()); }
+
+bool logEnabled(LogLevel level) { return static_cast<int>(level) >= state().level.load(); }
+
+void log(LogLevel level, const std::string& message) {
+    if (!logEnabled(level)) return;
+    LogSink sink;
+    void* user;
+    {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        sink = state().sink;
+        user = state().user;
+    }
+    if (sink != nullptr) sink(static_cast<int>(level), message.c_str(), user);
+}
+
+void recordValidationError(const std::string& message) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().validation_errors.push_back(message);
+}
+
+std::vector<std::string> takeValidationErrors() {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    std::vector<std::string> out;
+    out.swap(state().validation_errors);
+    return out;
+}
+
+}  // namespace vkdispatch
