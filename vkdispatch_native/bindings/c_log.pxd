@@ -13,6 +13,7 @@ cdef extern from "vkdispatch/log.hpp" namespace "vkdispatch":
     void setLogSink(LogSink sink, void* user)
     void setLogLevel(LogLevel level)
     void log(LogLevel level, const string& message)
+    void recordValidationError(const string& message)
     vector[string] takeValidationErrors()
 
 cdef extern from "vkdispatch/interrupt.hpp" namespace "vkdispatch":

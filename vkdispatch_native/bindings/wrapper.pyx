@@ -15,7 +15,7 @@ from libcpp.vector cimport vector
 from c_device_info cimport DeviceInfo, DeviceType, QueueFamilyInfo, rankDevices, selectQueueFamilies
 from c_errors cimport kInterrupted, setRaiseFunction
 from c_log cimport LogLevel, log as native_log, setInterruptCheck, setLogLevel, setLogSink
-from c_log cimport takeValidationErrors
+from c_log cimport recordValidationError, takeValidationErrors
 cimport c_runtime as rt
 
 # Python exception classes by native error kind (see error_translation.hpp), plus "validation".
@@ -82,12 +82,21 @@ def log(int level, str message):
     native_log(<LogLevel>level, message.encode())
 
 
-def check_validation():
-    """Raises the ``validation`` class if the validation layer reported errors since last time."""
+cdef int _check_validation() except -1:
+    """Raises the ``validation`` class if the validation layer reported errors since last time.
+
+    Called after every native operation, so the error surfaces at the call that caused it.
+    """
     cdef vector[string] errors = takeValidationErrors()
     if errors.size():
         raise _class_for("validation")(
             "Vulkan validation error:\n" + "\n".join(e.decode("utf-8", "replace") for e in errors))
+    return 0
+
+
+def inject_validation_error(str message):
+    """Records a fake validation error (fault injection for tests of the reporting path)."""
+    recordValidationError(message.encode())
 
 
 cdef dict _device_dict(DeviceInfo d):
@@ -176,6 +185,7 @@ cdef class NativeInstance:
         cdef rt.InstanceOptions options
         options.debug = debug
         self.ptr.reset(new rt.Instance(options))
+        _check_validation()
 
     @property
     def debug(self):
@@ -193,17 +203,19 @@ cdef class NativeContext:
     cdef unique_ptr[rt.TransferEngine] transfers
 
     def __cinit__(self, NativeInstance instance, list device_indices, list queue_families,
-                  uint64_t chunk_bytes=16 << 20, int chunk_count=3, bint map_directly=True):
+                  uint64_t chunk_bytes=16 << 20, int chunk_count=3, int copy_threads=0,
+                  bint map_directly=True):
         cdef vector[int] devices = device_indices
         cdef vector[vector[int]] families = queue_families
         cdef rt.TransferOptions options
         options.chunk_bytes = chunk_bytes
         options.chunk_count = chunk_count
-        options.copy_threads = 0
+        options.copy_threads = copy_threads
         options.map_directly = map_directly
         self.instance = instance
         self.ptr.reset(new rt.Context(instance.ptr.get()[0], devices, families))
         self.transfers.reset(new rt.TransferEngine(self.ptr.get()[0], options))
+        _check_validation()
 
     @property
     def queue_count(self):
@@ -213,6 +225,7 @@ cdef class NativeContext:
         """Waits for all work submitted to one queue, or to every queue when -1."""
         with nogil:
             self.ptr.get().waitIdle(queue_index)
+        _check_validation()
 
     def submitted_value(self, int queue_index):
         """Timeline value of the latest submission to a queue (0 before any)."""
@@ -225,11 +238,13 @@ cdef class NativeContext:
         cdef rt.Queue* queue = &self.ptr.get().queue(queue_index, b"queue_index")
         with nogil:
             queue.wait(value)
+        _check_validation()
 
     def close(self):
         """Frees the context now (after its queues finish) instead of at garbage collection."""
         self.transfers.reset()
         self.ptr.reset()
+        _check_validation()
 
 
 cdef class NativeBuffer:
@@ -240,6 +255,7 @@ cdef class NativeBuffer:
     def __cinit__(self, NativeContext context, uint64_t size):
         self.context = context
         self.ptr.reset(new rt.Buffer(context.ptr.get()[0], size))
+        _check_validation()
 
     @property
     def size(self):
@@ -251,6 +267,7 @@ cdef class NativeBuffer:
         cdef uint64_t size = data.shape[0]
         with nogil:
             self.context.transfers.get().write(self.ptr.get()[0], src, size, offset, queue_index)
+        _check_validation()
 
     def read_into(self, uint8_t[::1] out, uint64_t offset=0, int queue_index=0):
         """Fills ``out`` (bytes) from ``offset`` of replica ``queue_index``."""
@@ -258,10 +275,12 @@ cdef class NativeBuffer:
         cdef uint64_t size = out.shape[0]
         with nogil:
             self.context.transfers.get().read(self.ptr.get()[0], dst, size, offset, queue_index)
+        _check_validation()
 
     def close(self):
         """Frees the buffer now; the memory is released once the GPU stops using it."""
         self.ptr.reset()
+        _check_validation()
 
 
 def live_buffer_count():

@@ -6,7 +6,7 @@
 namespace vkdispatch {
 namespace {
 constexpr size_t kMinParallelBytes = size_t(1) << 20;  // below this, threads cost more than they save
-constexpr int kMaxThreads = 8;
+constexpr int kMaxThreads = 16;
 }  // namespace
 
 ParallelCopier::ParallelCopier(int threads) {
