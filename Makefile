@@ -16,13 +16,15 @@ setup: .setup-done vkdispatch/.native-built
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q "setuptools>=64" wheel "Cython>=3" "numpy>=2"
-	$(VPY) -m pip install -q -e '.[test]'
-	touch $@
+	$(VPY) -m pip install -q --no-build-isolation -e '.[test]'
+	touch vkdispatch/.native-built $@
 
-# Rebuilds the extension in place whenever a native source changed.
-vkdispatch/.native-built: .setup-done setup.py $(NATIVE_SOURCES)
-	$(VPY) -m pip install -q --no-build-isolation --no-deps -e .
-	touch $@
+# Rebuilds the extension in place whenever a native source changed since the last build
+# (the first build happens in .setup-done).
+vkdispatch/.native-built: setup.py $(NATIVE_SOURCES) | .setup-done
+	@if [ ! -e $@ ] || [ -n "$$(find setup.py $(NATIVE_SOURCES) -newer $@)" ]; then \
+	  echo "rebuilding the native extension"; \
+	  $(VPY) -m pip install -q --no-build-isolation --no-deps -e . && touch $@; fi
 
 test: setup test-native test-python test-python-debug
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "VkDispatchError", "InvalidArgumentError", "InvalidTypeError", "IndexOutOfRangeError",
+    "InvalidStateError",
     "NativeError", "VulkanError", "OutOfDeviceMemoryError", "DeviceLostError",
     "ValidationError", "DummyBackendError", "BackendUnavailableError", "ShaderBuildError",
 ]  # fmt: skip
@@ -31,6 +32,10 @@ class IndexOutOfRangeError(VkDispatchError, IndexError, ValueError):
 
     Also a ``ValueError``, which is what vkdispatch 0.1.0 raised for these cases.
     """
+
+
+class InvalidStateError(VkDispatchError, RuntimeError):
+    """The call is not allowed in the current state (e.g. switching backends after start)."""
 
 
 class NativeError(VkDispatchError, RuntimeError):

@@ -14,7 +14,7 @@ import numpy as np
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.context import Context, get_context
 from vkdispatch.base.handle import Handle
-from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.errors import InvalidArgumentError, InvalidStateError, InvalidTypeError
 
 __all__ = ["Buffer", "asbuffer", "from_cuda_array", "MAX_BUFFER_ELEMENTS"]
 
@@ -55,8 +55,11 @@ class Buffer(Handle, Generic[_ArgType]):
         var_type: any vkdispatch dtype (scalars, complex, vectors, matrices).
 
     Attributes:
-        shape, var_type, size (elements), mem_size (bytes, tightly packed),
-        shader_shape ``(d0, d1, d2, d0*d1*d2)``.
+        shape: the shape as a tuple of 1-3 ints.
+        var_type: the element dtype.
+        size: the number of elements.
+        mem_size: bytes per replica (``size * var_type.item_size``, tightly packed).
+        shader_shape: ``(d0, d1, d2, d0*d1*d2)`` with missing dimensions set to 1.
 
     Thread safety: reads and writes may be issued from several threads.
     """
@@ -110,7 +113,11 @@ class Buffer(Handle, Generic[_ArgType]):
         target = self._queue_target(index)
         self._check_alive()
         if isinstance(data, (bytes, bytearray, memoryview)):
-            raw = memoryview(data).cast("B")
+            raw = memoryview(data)
+            if not raw.c_contiguous:
+                raise InvalidArgumentError("data: a memoryview must be C-contiguous; pass "
+                                           "np.ascontiguousarray(view) instead")
+            raw = raw.cast("B")
             if raw.nbytes > self.mem_size:
                 raise InvalidArgumentError(f"data is {raw.nbytes} bytes, larger than the buffer "
                                            f"({self.mem_size} bytes)")
@@ -144,7 +151,9 @@ class Buffer(Handle, Generic[_ArgType]):
                 pairs = np.ascontiguousarray(array, dtype=np.complex64).view(np.float32)
                 return pairs.astype(np.float16)
             return np.ascontiguousarray(array, dtype=host)
-        if not np.can_cast(array.dtype, host, casting="same_kind"):
+        if array.dtype.kind in "iu" and host.kind in "iu":
+            _check_integer_range(array, host, var_type)
+        elif not np.can_cast(array.dtype, host, casting="same_kind"):
             raise InvalidTypeError(f"cannot write {array.dtype} data into a {var_type.name} "
                                    f"buffer without losing values; convert it explicitly")
         return np.ascontiguousarray(array, dtype=host)
@@ -212,6 +221,17 @@ class Buffer(Handle, Generic[_ArgType]):
                 f"    writable: {self.is_writable}\n    cuda_ptr: {self.cuda_ptr}")
 
 
+def _check_integer_range(array: np.ndarray, host: np.dtype, var_type) -> None:
+    """Integer data converts to any integer buffer type as long as every value fits."""
+    if np.can_cast(array.dtype, host, casting="safe") or array.size == 0:
+        return
+    limits = np.iinfo(host)
+    low, high = int(array.min()), int(array.max())
+    if low < limits.min or high > limits.max:
+        raise InvalidArgumentError(f"data holds values in [{low}, {high}], outside the range of "
+                                   f"the {var_type.name} buffer [{limits.min}, {limits.max}]")
+
+
 def asbuffer(array: Any) -> Buffer:
     """A new buffer holding a copy of ``array`` on every replica.
 
@@ -223,7 +243,11 @@ def asbuffer(array: Any) -> Buffer:
         return from_cuda_array(array)
     if not isinstance(array, np.ndarray):
         if isinstance(array, (list, tuple)) or hasattr(array, "__array__"):
-            array = np.asarray(array)
+            try:
+                array = np.asarray(array)
+            except ValueError as error:
+                raise InvalidArgumentError(f"array: cannot convert to a numpy array ({error})") \
+                    from None
         else:
             raise InvalidTypeError(f"Expected an array-like object, got {type(array).__name__}")
     buffer = Buffer(array.shape, dt.from_numpy_dtype(array.dtype))
@@ -234,6 +258,6 @@ def asbuffer(array: Any) -> Buffer:
 def from_cuda_array(obj: Any, var_type: Any = None, require_contiguous: bool = True,
                     writable: bool | None = None, keepalive: bool = True) -> Buffer:
     """CUDA interop of the CUDA backend; unavailable in this Vulkan build."""
-    raise RuntimeError("from_cuda_array needs the CUDA backend, which this Vulkan build of "
+    raise InvalidStateError("from_cuda_array needs the CUDA backend, which this Vulkan build of "
                        "vkdispatch does not include; copy through numpy instead "
                        "(vd.asbuffer(array.get()))")

@@ -11,11 +11,11 @@ from typing import Any, Sequence
 
 from vkdispatch.base import backend as backends
 from vkdispatch.base.handle import HandleRegistry
-from vkdispatch.base.init import get_devices, initialize, runtime
+from vkdispatch.base.init import get_devices, runtime
 from vkdispatch.base.log import logger
 from vkdispatch.base.signal import Signal
 from vkdispatch.errors import (DummyBackendError, IndexOutOfRangeError, InvalidArgumentError,
-                               NativeError)
+                               InvalidStateError, NativeError)
 
 __all__ = ["Context", "make_context", "get_context", "get_context_handle",
            "is_context_initialized", "select_queue_families", "queue_wait_idle",
@@ -78,7 +78,8 @@ class Context:
 
     def create_native_buffer(self, size: int):
         """Allocates ``size`` bytes on every queue (used by :class:`~vkdispatch.Buffer`)."""
-        return self._module.NativeBuffer(self.native, size)
+        native = self.native
+        return self._module.NativeBuffer(native, size)
 
     def refresh_limits_from_device_infos(self) -> None:
         """Recomputes the context-wide limits from ``device_infos``."""
@@ -95,6 +96,7 @@ class Context:
         self.max_shared_memory = min(i.max_compute_shared_memory_size for i in infos)
 
     def is_apple(self) -> bool:
+        """Whether any device of the context is an Apple GPU."""
         return any(info.is_apple() for info in self.device_infos)
 
     def check_queue_index(self, index: Any, argument: str = "index") -> int:
@@ -114,6 +116,7 @@ class Context:
         return Signal(self._native, queue_index, self._native.submitted_value(queue_index))
 
     def wait_idle(self, queue_index: int | None = None) -> None:
+        """Blocks until the work submitted to one queue (or all, for None) has finished."""
         if queue_index is not None:
             self.check_queue_index(queue_index, "queue_index")
         if self._native is not None:
@@ -239,7 +242,7 @@ def make_context(device_ids: int | Sequence[int] | None = None, device_count: in
                 logger.warning("a context already exists; make_context arguments were ignored: "
                                "%s", ", ".join(f"{k}={v!r}" for k, v in asked.items()))
             return _ContextSlot.current
-        initialize()
+        runtime()
         if device_ids is None:
             if queue_families is not None:
                 raise InvalidArgumentError("queue_families needs device_ids: give the device of "
@@ -263,10 +266,12 @@ def get_context() -> Context:
 
 
 def get_context_handle() -> int:
+    """An integer identifying the process's context (creating it if needed)."""
     return get_context()._handle
 
 
 def is_context_initialized() -> bool:
+    """Whether the process's context exists yet."""
     return _ContextSlot.current is not None
 
 
@@ -295,7 +300,7 @@ def set_dummy_context_params(subgroup_size: int | None = None, subgroup_enabled:
                              max_workgroup_count=None, max_shared_memory: int | None = None) -> None:
     """Overrides the fake device limits of the ``dummy`` backend (drives code generation)."""
     if runtime().backend != "dummy":
-        raise RuntimeError("set_dummy_context_params is only allowed with the 'dummy' backend")
+        raise InvalidStateError("set_dummy_context_params is only allowed with the 'dummy' backend")
     context = get_context()
     values = {"sub_group_size": subgroup_size, "max_workgroup_invocations":
               max_workgroup_invocations, "max_compute_shared_memory_size": max_shared_memory}

@@ -56,9 +56,11 @@ class DeviceInfo:
     backend_label = "Vulkan"
 
     def is_nvidia(self) -> bool:
+        """Whether this is an NVIDIA GPU."""
         return "NVIDIA" in self.device_name
 
     def is_apple(self) -> bool:
+        """Whether this is an Apple GPU."""
         return "Apple" in self.device_name
 
     @property
@@ -68,6 +70,7 @@ class DeviceInfo:
 
     @property
     def subgroup_arithmetic(self) -> bool:
+        """Whether subgroup arithmetic (add, min, ...) is supported."""
         return bool(self.supported_operations & _SUBGROUP_ARITHMETIC)
 
     def get_info_string(self, verbose: bool = False) -> str:

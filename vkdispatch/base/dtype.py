@@ -17,7 +17,7 @@ std140/std430 padding: ``vec3`` is 12 bytes) and the shapes used on the host:
 * ``numpy_shape``: per-element host shape when packing push constants / uniforms.
 * ``true_numpy_shape``: trailing dims appended to a buffer's shape when read back.
 
-The module is pure: it imports only numpy and the standard library and is thread-safe
+The module is pure: it imports only numpy, the standard library and vkdispatch.errors and is thread-safe
 (everything in it is immutable after import).
 """
 
@@ -27,6 +27,8 @@ import dataclasses
 from typing import Any
 
 import numpy as np
+
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = [
     "dtype", "HostDtype",
@@ -64,7 +66,7 @@ class dtype:
     true_numpy_shape: tuple[int, ...]
 
     def __new__(cls, *args: Any, **kwargs: Any) -> dtype:
-        raise TypeError(
+        raise InvalidTypeError(
             f"dtype {getattr(cls, 'name', cls.__name__)!r} is a type descriptor and cannot be "
             "instantiated; pass the class itself (e.g. vd.float32), or build a shader value "
             "with vc.to_dtype(...)"
@@ -360,7 +362,7 @@ def _names(types: Any) -> str:
 
 def _require_class(value: Any, func: str, arg: str) -> type:
     if not isinstance(value, type):
-        raise TypeError(
+        raise InvalidTypeError(
             f"{func}: {arg} must be a class (a dtype such as vd.float32), "
             f"got {_describe(value)}"
         )
@@ -370,7 +372,7 @@ def _require_class(value: Any, func: str, arg: str) -> type:
 def _require_dtype(value: Any, func: str, arg: str) -> type[dtype]:
     # Category bases (_Scalar, ...) are dtype subclasses but not usable types.
     if _require_class(value, func, arg) not in _PUBLIC_DTYPES:
-        raise TypeError(
+        raise InvalidTypeError(
             f"{func}: {arg} must be a vkdispatch dtype such as vd.float32, "
             f"got {_describe(value)}"
         )
@@ -474,10 +476,10 @@ def to_vector(scalar: Any, count: int) -> type[dtype]:
     """
     is_int = isinstance(count, (int, np.integer)) and not isinstance(count, bool)
     if not is_int or not 1 <= count <= 4:
-        raise ValueError(f"to_vector: count must be an int in 1..4, got {count!r}")
+        raise InvalidArgumentError(f"to_vector: count must be an int in 1..4, got {count!r}")
     table = _VECTORS_OF.get(scalar) if isinstance(scalar, type) else None
     if table is None:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"to_vector: scalar must be one of {_names(_VECTORS_OF)}, got {_describe(scalar)}"
         )
     return table[int(count)]
@@ -490,7 +492,7 @@ def vector_size(t: Any) -> int:
         ValueError: If ``t`` is not a vector dtype.
     """
     if not (isinstance(t, type) and issubclass(t, _Vector)):
-        raise ValueError(f"vector_size: t must be a vector dtype, got {_describe(t)}")
+        raise InvalidArgumentError(f"vector_size: t must be a vector dtype, got {_describe(t)}")
     return t.child_count
 
 
@@ -504,7 +506,7 @@ def complex_from_float(t: Any) -> type[dtype]:
     """
     result = _COMPLEX_OF_FLOAT.get(t) if isinstance(t, type) else None
     if result is None:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"complex_from_float: t must be one of {_names(_COMPLEX_OF_FLOAT)}, "
             f"got {_describe(t)}"
         )
@@ -537,7 +539,7 @@ def make_floating_dtype(t: Any) -> type[dtype]:
 def _require_category(t: Any, category: type, what: str, func: str, arg: str) -> type[dtype]:
     _require_dtype(t, func, arg)
     if not issubclass(t, category):
-        raise ValueError(f"{func}: {arg} must be a {what} dtype, got {t.name}")
+        raise InvalidArgumentError(f"{func}: {arg} must be a {what} dtype, got {t.name}")
     return t
 
 
@@ -560,7 +562,7 @@ def _vector_result(scalar: type[dtype], count: int, func: str, a: type[dtype],
                    b: type[dtype]) -> type[dtype]:
     table = _VECTORS_OF.get(scalar)
     if table is None:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"{func}: {a.name} x {b.name} promotes to {scalar.name}, which has no vector "
             f"type; expected components among {_names(_VECTORS_OF)}"
         )
@@ -594,7 +596,7 @@ def cross_vector_vector(a: Any, b: Any) -> type[dtype]:
     _require_category(a, _Vector, "vector", "cross_vector_vector", "a")
     _require_category(b, _Vector, "vector", "cross_vector_vector", "b")
     if a.child_count != b.child_count:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"cross_vector_vector: vectors must have equal lengths, got {a.name} "
             f"({a.child_count}) and {b.name} ({b.child_count})"
         )
@@ -616,7 +618,7 @@ def cross_vector(a: Any, b: Any) -> type[dtype]:
         return cross_vector_vector(a, b)
     if issubclass(b, _Scalar):
         return cross_vector_scalar(a, b)
-    raise ValueError(f"cross_vector: b must be a vector or real scalar dtype, got {b.name}")
+    raise InvalidArgumentError(f"cross_vector: b must be a vector or real scalar dtype, got {b.name}")
 
 
 def cross_matrix(a: Any, b: Any) -> type[dtype]:
@@ -634,14 +636,14 @@ def cross_matrix(a: Any, b: Any) -> type[dtype]:
     _require_dtype(b, "cross_matrix", "b")
     if issubclass(b, _Matrix):
         if a.shape != b.shape:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"cross_matrix: matrices must have equal shapes, got {a.name} {a.shape} "
                 f"and {b.name} {b.shape}"
             )
         return a
     if issubclass(b, _Scalar):
         return a
-    raise ValueError(f"cross_matrix: b must be a matrix or real scalar dtype, got {b.name}")
+    raise InvalidArgumentError(f"cross_matrix: b must be a matrix or real scalar dtype, got {b.name}")
 
 
 def _cross_complex(c: type[dtype], other: type[dtype]) -> type[dtype]:
@@ -686,12 +688,12 @@ def cross_type(a: Any, b: Any) -> type[dtype]:
 def _check_matrix_vector(mat: type[dtype], vec: type[dtype], a: type[dtype],
                          b: type[dtype]) -> None:
     if mat.child_count != vec.child_count:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"cross_multiply_type: matrix and vector sizes must match, got "
             f"{a.name} * {b.name}"
         )
     if vec.scalar is not float32:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"cross_multiply_type: matrix/vector products need a float32 vector (vec2..4), "
             f"got {a.name} * {b.name}"
         )
@@ -753,7 +755,7 @@ def from_numpy_dtype(np_dtype: Any) -> type[dtype]:
     result = _BY_HOST_NAME.get(name) if name is not None else None
     if result is None:
         shown = name if name is not None else _describe(np_dtype)
-        raise ValueError(
+        raise InvalidArgumentError(
             f"Unsupported dtype ({shown})! from_numpy_dtype: np_dtype must be one of "
             f"{', '.join(_BY_HOST_NAME)}, got {np_dtype!r}"
         )
@@ -775,7 +777,7 @@ def to_numpy_dtype(t: Any) -> Any:
     """
     result = _HOST_TYPES.get(t) if isinstance(t, type) else None
     if result is None:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"to_numpy_dtype: t must be a scalar or complex dtype "
             f"({', '.join(_BY_HOST_NAME)}), got {_describe(t)}"
         )

@@ -49,6 +49,7 @@ class Handle:
         """Releases the native resources (subclasses)."""
 
     def destroy(self) -> None:
+        """Releases the native resources now (idempotent)."""
         if self._destroyed:
             return
         self._destroyed = True
@@ -57,6 +58,7 @@ class Handle:
 
     @property
     def destroyed(self) -> bool:
+        """Whether :meth:`destroy` has run."""
         return self._destroyed
 
     def __del__(self) -> None:

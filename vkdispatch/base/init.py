@@ -14,6 +14,7 @@ from typing import Any
 from vkdispatch.base import backend as backends
 from vkdispatch.base.device_info import DeviceInfo
 from vkdispatch.base.log import LogLevel, logger, native_threshold, python_level, set_log_level
+from vkdispatch.errors import InvalidStateError
 
 __all__ = ["initialize", "is_initialized", "get_backend", "is_vulkan", "is_cuda", "is_opencl",
            "is_dummy", "get_devices", "runtime", "Runtime"]
@@ -35,6 +36,14 @@ class _RuntimeSlot:
     current: Runtime | None = None
 
 
+def _native_level(python_logging_level: int) -> int:
+    """The native threshold that lets through what the Python logger would show."""
+    for level in LogLevel:
+        if python_level(level) >= python_logging_level:
+            return level.value
+    return LogLevel.ERROR.value
+
+
 def _forward_native_log(level: int, message: str) -> None:
     logger.log(python_level(level), "%s", message)
 
@@ -49,6 +58,7 @@ def _create(backend: str, debug_mode: bool, loader_debug_logs: bool) -> Runtime:
         return Runtime(backend, None, None, devices)
     native.set_log_handler(_forward_native_log)
     native_threshold.setter = native.set_log_level
+    native.set_log_level(_native_level(logger.getEffectiveLevel()))
     if loader_debug_logs:
         os.environ["VK_LOADER_DEBUG"] = "all"
     instance = native.NativeInstance(debug_mode)
@@ -56,7 +66,7 @@ def _create(backend: str, debug_mode: bool, loader_debug_logs: bool) -> Runtime:
     return Runtime(backend, native, instance, devices)
 
 
-def initialize(debug_mode: bool = False, log_level: LogLevel = LogLevel.WARNING,
+def initialize(debug_mode: bool = False, log_level: LogLevel | None = None,
                loader_debug_logs: bool = False, backend: str | None = None) -> None:
     """Creates the backend instance and enumerates the devices (idempotent).
 
@@ -64,7 +74,9 @@ def initialize(debug_mode: bool = False, log_level: LogLevel = LogLevel.WARNING,
         debug_mode: enable the Khronos validation layer and shader printf; validation errors
             then raise :class:`~vkdispatch.errors.ValidationError`. Also enabled by the
             environment variable ``VKDISPATCH_DEBUG=1``.
-        log_level: threshold of the ``"vkdispatch"`` logger and of native messages.
+        log_level: threshold of the ``"vkdispatch"`` logger and of native messages; None
+            keeps the logger's level (WARNING unless :func:`set_log_level` or the
+            :mod:`logging` configuration chose another).
         loader_debug_logs: set ``VK_LOADER_DEBUG=all`` before creating the instance.
         backend: ``"vulkan"`` (default, or ``$VKDISPATCH_BACKEND``) or ``"dummy"``.
 
@@ -72,15 +84,17 @@ def initialize(debug_mode: bool = False, log_level: LogLevel = LogLevel.WARNING,
     for another backend than the one in use raises ``RuntimeError``.
     """
     debug_mode = bool(debug_mode) or os.environ.get("VKDISPATCH_DEBUG", "") not in ("", "0")
-    settings = {"debug_mode": debug_mode, "log_level": LogLevel(log_level),
-                "loader_debug_logs": bool(loader_debug_logs)}
+    settings = {"debug_mode": debug_mode, "loader_debug_logs": bool(loader_debug_logs)}
+    if log_level is not None:
+        settings["log_level"] = LogLevel(log_level)
     with _RuntimeSlot.lock:
         current = _RuntimeSlot.current
         if current is not None:
             _check_repeat(current, backend, settings)
             return
         name = backends.requested_backend(backend)
-        set_log_level(settings["log_level"])
+        if log_level is not None:
+            set_log_level(log_level)
         runtime_ = _create(name, debug_mode, loader_debug_logs)
         runtime_.settings = settings
         for position, device in enumerate(runtime_.devices):
@@ -90,7 +104,7 @@ def initialize(debug_mode: bool = False, log_level: LogLevel = LogLevel.WARNING,
 
 def _check_repeat(current: Runtime, backend: str | None, settings: dict) -> None:
     if backend is not None and backends.normalize_backend(backend) != current.backend:
-        raise RuntimeError(f"vkdispatch is already initialized with backend '{current.backend}'. "
+        raise InvalidStateError(f"vkdispatch is already initialized with backend '{current.backend}'. "
                            f"Cannot reinitialize with '{backend}' in the same process.")
     changed = [k for k, v in settings.items() if current.settings.get(k) != v]
     if changed:
@@ -106,6 +120,7 @@ def runtime() -> Runtime:
 
 
 def is_initialized() -> bool:
+    """Whether :func:`initialize` has run in this process."""
     return _RuntimeSlot.current is not None
 
 
@@ -117,18 +132,22 @@ def get_backend() -> str:
 
 
 def is_vulkan() -> bool:
+    """Whether the backend in use (or about to be used) is the Vulkan backend."""
     return get_backend() == "vulkan"
 
 
 def is_cuda() -> bool:
+    """Whether the backend in use (or about to be used) is the CUDA backend (never, in this build)."""
     return get_backend() == "cuda"
 
 
 def is_opencl() -> bool:
+    """Whether the backend in use (or about to be used) is the OpenCL backend (never, in this build)."""
     return get_backend() == "opencl"
 
 
 def is_dummy() -> bool:
+    """Whether the backend in use (or about to be used) is the codegen-only dummy backend."""
     return get_backend() == "dummy"
 
 
