@@ -45,9 +45,12 @@ test-slow: setup
 
 demo: setup
 	$(VPY) examples/demo.py
+	$(VPY) examples/shaders.py
 
 bench: setup
 	$(VPY) benchmarks/transfer.py
+	$(VPY) benchmarks/dispatch.py
+	$(VPY) benchmarks/elementwise.py
 
 docs: setup
 	$(VPY) -m pip install -q -e '.[docs]'

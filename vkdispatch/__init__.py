@@ -22,6 +22,13 @@ from vkdispatch.base.log import (LogLevel, log, log_error, log_info, log_verbose
 from vkdispatch.base.rfft_buffer import RFFTBuffer, asrfftbuffer
 from vkdispatch.base.signal import Signal
 from vkdispatch.errors import BackendUnavailableError, ShaderBuildError
+from vkdispatch.execution_pipeline.command_graph import (BufferBindInfo, CommandGraph,
+                                                         ImageBindInfo)
+from vkdispatch.execution_pipeline.graphs import default_graph, global_graph, set_global_graph
+from vkdispatch.shader.decorator import shader
+from vkdispatch.shader.mapping import MappingFunction, map  # noqa: A004
+from vkdispatch.shader.shader_function import (ShaderFunction, ShaderSource,
+                                               make_shader_function)
 
 __version__ = "0.1.0"
 
@@ -37,5 +44,7 @@ __all__ = [
     "get_context", "get_context_handle", "make_context", "select_queue_families",
     "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
     "Buffer", "asbuffer", "from_cuda_array", "RFFTBuffer", "asrfftbuffer",
-    "ShaderBuildError", "__version__",
+    "ShaderBuildError", "__version__", "CommandGraph", "BufferBindInfo", "ImageBindInfo",
+    "default_graph", "global_graph", "set_global_graph", "shader", "ShaderFunction",
+    "ShaderSource", "make_shader_function", "map", "MappingFunction",
 ] + list(_shorthands)  # fmt: skip

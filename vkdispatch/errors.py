@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "VkDispatchError", "InvalidArgumentError", "InvalidTypeError", "IndexOutOfRangeError",
-    "InvalidStateError",
+    "InvalidStateError", "InvalidShaderArgumentError",
     "NativeError", "VulkanError", "OutOfDeviceMemoryError", "DeviceLostError",
     "ValidationError", "DummyBackendError", "BackendUnavailableError", "ShaderBuildError",
 ]  # fmt: skip
@@ -25,6 +25,14 @@ class InvalidArgumentError(VkDispatchError, ValueError):
 
 class InvalidTypeError(VkDispatchError, TypeError):
     """An argument has a type the call does not accept."""
+
+
+class InvalidShaderArgumentError(InvalidArgumentError, TypeError):
+    """A shader was called with an argument of the wrong kind, a missing or an unknown one.
+
+    Both a ``ValueError`` (what vkdispatch 0.1.0 raised) and a ``TypeError`` (what Python
+    raises for bad call arguments).
+    """
 
 
 class IndexOutOfRangeError(VkDispatchError, IndexError, ValueError):

@@ -13,6 +13,7 @@ from vkdispatch.base import backend as backends
 from vkdispatch.base.handle import HandleRegistry
 from vkdispatch.base.init import get_devices, runtime
 from vkdispatch.base.log import logger
+from vkdispatch.base.shader_cache import cache_directory, disk_cache_enabled
 from vkdispatch.base.signal import Signal
 from vkdispatch.errors import (DummyBackendError, IndexOutOfRangeError, InvalidArgumentError,
                                InvalidStateError, NativeError)
@@ -58,6 +59,7 @@ class Context:
         self.dummy = rt.native is None
         self._module = rt.native
         self._native = None
+        self._pipeline_cache = None
         if not self.dummy:
             self._native = rt.native.NativeContext(rt.instance, self.mapped_device_ids,
                                                    self.queue_families)
@@ -75,6 +77,25 @@ class Context:
                 "The 'dummy' backend is codegen-only and does not support runtime GPU "
                 "operations. Use backend='vulkan' for execution.")
         return self._native
+
+    @property
+    def native_module(self):
+        """The native bridge module (raises DummyBackendError under the dummy backend)."""
+        self.native  # noqa: B018 - raises for the dummy backend
+        return self._module
+
+    def pipeline_cache(self):
+        """The persistent VkPipelineCache of the devices (None when caching is disabled)."""
+        if self._pipeline_cache is None and disk_cache_enabled():
+            directory = cache_directory()
+            paths = [str(directory / f"pipelines-{(info.uuid or b'').hex() or 'nouuid'}.bin")
+                     for info in self.device_infos]
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                return None
+            self._pipeline_cache = self.native_module.NativePipelineCache(self.native, paths)
+        return self._pipeline_cache
 
     def create_native_buffer(self, size: int):
         """Allocates ``size`` bytes on every queue (used by :class:`~vkdispatch.Buffer`)."""
@@ -126,6 +147,9 @@ class Context:
         """Destroys every live handle, then the native context (after its queues finish)."""
         for handle in self.handles.snapshot():
             handle.destroy()
+        if self._pipeline_cache is not None:
+            self._pipeline_cache.save()
+            self._pipeline_cache = None
         if self._native is not None:
             self._native.close()
             self._native = None

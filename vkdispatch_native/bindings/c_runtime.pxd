@@ -29,6 +29,7 @@ cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
                 const vector[vector[int]]& queue_families) except +raiseNativeError
         int queueCount()
         Queue& queue(int index, const char* what) except +raiseNativeError
+        int deviceIndexOfQueue(int index) except +raiseNativeError
         void waitIdle(int index) except +raiseNativeError
 
 cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:

@@ -5,6 +5,8 @@ Native objects are owned by the ``cdef class`` wrappers below; C++ exceptions be
 classes that ``vkdispatch.base`` installs with :func:`set_error_classes`. Calls that may wait on
 the GPU or copy large amounts of memory release the GIL.
 """
+import weakref
+
 from cpython.exc cimport PyErr_CheckSignals, PyErr_Occurred
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libcpp cimport bool as cbool
@@ -12,10 +14,12 @@ from libcpp.memory cimport unique_ptr
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
-from c_device_info cimport DeviceInfo, DeviceType, QueueFamilyInfo, rankDevices, selectQueueFamilies
+from c_device_info cimport array3, DeviceInfo, DeviceType, QueueFamilyInfo, rankDevices
+from c_device_info cimport selectQueueFamilies
 from c_errors cimport kInterrupted, setRaiseFunction
 from c_log cimport LogLevel, log as native_log, setInterruptCheck, setLogLevel, setLogSink
 from c_log cimport recordValidationError, takeValidationErrors
+cimport c_compute as cp
 cimport c_runtime as rt
 
 # Python exception classes by native error kind (see error_translation.hpp), plus "validation".
@@ -201,6 +205,7 @@ cdef class NativeContext:
     cdef NativeInstance instance
     cdef unique_ptr[rt.Context] ptr
     cdef unique_ptr[rt.TransferEngine] transfers
+    cdef object compute_objects  # WeakSet of plans, sets, lists, caches: closed before the context
 
     def __cinit__(self, NativeInstance instance, list device_indices, list queue_families,
                   uint64_t chunk_bytes=16 << 20, int chunk_count=3, int copy_threads=0,
@@ -213,6 +218,7 @@ cdef class NativeContext:
         options.copy_threads = copy_threads
         options.map_directly = map_directly
         self.instance = instance
+        self.compute_objects = weakref.WeakSet()
         self.ptr.reset(new rt.Context(instance.ptr.get()[0], devices, families))
         self.transfers.reset(new rt.TransferEngine(self.ptr.get()[0], options))
         _check_validation()
@@ -240,8 +246,19 @@ cdef class NativeContext:
             queue.wait(value)
         _check_validation()
 
+    def queue_device_index(self, int queue_index):
+        """Position in the context's device list of the device that owns a queue."""
+        return self.ptr.get().deviceIndexOfQueue(queue_index)
+
     def close(self):
-        """Frees the context now (after its queues finish) instead of at garbage collection."""
+        """Frees the context now (after its queues finish) instead of at garbage collection.
+
+        Compute objects (plans, descriptor sets, command lists, pipeline caches) still open are
+        closed first, so no native object outlives its device.
+        """
+        for obj in list(self.compute_objects):
+            obj.close()
+        self.compute_objects.clear()
         self.transfers.reset()
         self.ptr.reset()
         _check_validation()
@@ -309,3 +326,266 @@ def compile_glsl(str source, str name="shader", int optimization=2):
 
 def compiler_version():
     return rt.Compiler.version().decode()
+
+
+# -- compute: pipeline caches, plans, descriptor sets, command lists --------------------------
+
+
+cdef int _invalid(str message) except -1:
+    raise _class_for("invalid_argument")(message)
+
+
+cdef rt.Context* _open_context(NativeContext ctx, object owner) except NULL:
+    """The native context of ``ctx``, which will close ``owner`` before itself."""
+    if not ctx.ptr:
+        raise _class_for("runtime")("the context was closed")
+    ctx.compute_objects.add(owner)
+    return ctx.ptr.get()
+
+
+cdef class NativePipelineCache:
+    """One VkPipelineCache per device of a context, persisted in the files ``paths`` names."""
+    cdef NativeContext context
+    cdef unique_ptr[cp.PipelineCache] ptr
+    cdef object __weakref__
+
+    def __cinit__(self, NativeContext ctx, list paths):
+        cdef rt.Context* native_ctx = _open_context(ctx, self)
+        cdef vector[string] files
+        for path in paths:
+            files.push_back(str(path).encode())
+        self.context = ctx
+        self.ptr.reset(new cp.PipelineCache(native_ctx[0], files))
+        _check_validation()
+
+    cdef int _check_open(self) except -1:
+        if not self.ptr:
+            raise _class_for("runtime")("the pipeline cache was closed")
+        return 0
+
+    def loaded(self, int device_index):
+        """Whether device ``device_index``'s file was loaded (exists and matches the device)."""
+        self._check_open()
+        return self.ptr.get().loaded(device_index)
+
+    def save(self):
+        """Writes every device's cache to its file (atomically: temporary file + rename)."""
+        self._check_open()
+        with nogil:
+            self.ptr.get().save()
+        _check_validation()
+
+    def close(self):
+        self.ptr.reset()
+        _check_validation()
+
+
+cdef class NativeComputePlan:
+    """A compute pipeline (SPIR-V, bindings, push-constant size) on every device."""
+    cdef NativeContext context
+    cdef unique_ptr[cp.ComputePlan] ptr
+    cdef object __weakref__
+    cdef readonly str name
+
+    def __cinit__(self, NativeContext ctx, bytes spirv not None, list bindings, int pc_size,
+                  str name, NativePipelineCache cache=None):
+        cdef rt.Context* native_ctx = _open_context(ctx, self)
+        cdef string label = name.encode()
+        cdef vector[cp.BindingType] types
+        cdef cp.PipelineCache* native_cache = NULL
+        cdef uint32_t size
+        if pc_size < 0:
+            _invalid(f"pc_size: the push-constant size of '{name}' must be >= 0, got {pc_size}")
+        size = pc_size
+        for code in bindings:
+            types.push_back(<cp.BindingType>(<int>code))
+        if cache is not None:
+            cache._check_open()
+            native_cache = cache.ptr.get()
+        cdef vector[uint32_t] words = cp.spirvFromBytes(<const uint8_t*><const char*>spirv,
+                                                        len(spirv), label)
+        self.context = ctx
+        self.name = name
+        with nogil:
+            self.ptr.reset(new cp.ComputePlan(native_ctx[0], words, types, size, label,
+                                              native_cache))
+        _check_validation()
+
+    @property
+    def pc_size(self):
+        self._check_open()
+        return self.ptr.get().pushConstantSize()
+
+    cdef int _check_open(self) except -1:
+        if not self.ptr:
+            raise _class_for("runtime")(f"the compute plan '{self.name}' was closed")
+        return 0
+
+    def close(self):
+        """Frees the pipeline once the GPU no longer uses it (sets of this plan stop working)."""
+        self.ptr.reset()
+        _check_validation()
+
+
+def live_compute_plan_count():
+    """Native compute plans alive in this process (for leak tests)."""
+    return cp.ComputePlan.liveCount()
+
+
+def live_descriptor_set_count():
+    """Native descriptor sets alive in this process (for leak tests)."""
+    return cp.DescriptorSet.liveCount()
+
+
+cdef class NativeDescriptorSet:
+    """The buffers one dispatch of a plan uses, one descriptor set per queue."""
+    cdef NativeComputePlan plan
+    cdef unique_ptr[cp.DescriptorSet] ptr
+    cdef object __weakref__
+    cdef dict bound  # binding -> NativeBuffer: keeps bound buffers alive as long as the set
+
+    def __cinit__(self, NativeComputePlan plan):
+        plan._check_open()
+        _open_context(plan.context, self)
+        self.plan = plan
+        self.bound = {}
+        self.ptr.reset(new cp.DescriptorSet(plan.ptr.get()[0]))
+        _check_validation()
+
+    cdef int _check_open(self, int rebinding=-1) except -1:
+        """Raises unless the set, its plan and its bound buffers (but ``rebinding``) are open."""
+        if not self.ptr:
+            raise _class_for("runtime")("the descriptor set was closed")
+        if not self.plan.ptr:
+            raise _class_for("runtime")(
+                f"the compute plan '{self.plan.name}' of a descriptor set was closed")
+        for binding, buffer in self.bound.items():
+            if binding != rebinding and not (<NativeBuffer>buffer).ptr:
+                raise _class_for("runtime")(
+                    f"binding {binding} of '{self.plan.name}': the bound buffer was closed")
+        return 0
+
+    def bind_buffer(self, int binding, NativeBuffer buffer, int64_t offset=0, int64_t range=0,
+                    bint uniform=False, bint read=True, bint write=True):
+        """Points ``binding`` at ``range`` bytes (0 = to the end) of ``buffer`` from ``offset``."""
+        self._check_open(binding)
+        if not buffer.ptr:
+            raise _class_for("runtime")(f"binding {binding}: the buffer was closed")
+        if offset < 0:
+            _invalid(f"binding {binding} of '{self.plan.name}': offset must be >= 0, "
+                     f"got {offset}")
+        if range < 0:
+            _invalid(f"binding {binding} of '{self.plan.name}': range must be >= 0 "
+                     f"(0 = to the end of the buffer), got {range}")
+        self.ptr.get().bindBuffer(binding, buffer.ptr.get()[0], offset, range, uniform, read,
+                                  write)
+        self.bound[binding] = buffer
+        _check_validation()
+
+    def close(self):
+        """Frees the sets once the GPU no longer uses them."""
+        self.ptr.reset()
+        self.bound.clear()
+        _check_validation()
+
+
+cdef class NativeCommandList:
+    """Recorded dispatches, submitted with per-instance push constants to one or all queues."""
+    cdef NativeContext context
+    cdef unique_ptr[cp.CommandList] ptr
+    cdef object __weakref__
+    cdef list plans  # recorded plans and sets stay alive until reset()
+    cdef list sets
+
+    def __cinit__(self, NativeContext ctx):
+        cdef rt.Context* native_ctx = _open_context(ctx, self)
+        self.context = ctx
+        self.plans = []
+        self.sets = []
+        self.ptr.reset(new cp.CommandList(native_ctx[0]))
+        _check_validation()
+
+    def record(self, NativeComputePlan plan, NativeDescriptorSet descriptor_set, int x, int y,
+               int z):
+        """Appends a dispatch of (x, y, z) workgroups of ``plan`` with ``descriptor_set``."""
+        cdef array3 blocks
+        self._check_open()
+        plan._check_open()
+        descriptor_set._check_open()
+        for axis, value in (("x", x), ("y", y), ("z", z)):
+            if value <= 0:
+                _invalid(f"blocks: {axis} = {value} workgroups; expected at least 1")
+        blocks[0] = x
+        blocks[1] = y
+        blocks[2] = z
+        self.ptr.get().recordDispatch(plan.ptr.get()[0], descriptor_set.ptr.get()[0], blocks)
+        if not self.plans or self.plans[-1] is not plan:
+            self.plans.append(plan)
+        if not self.sets or self.sets[-1] is not descriptor_set:
+            self.sets.append(descriptor_set)
+        _check_validation()
+
+    cdef int _check_open(self) except -1:
+        if not self.ptr:
+            raise _class_for("runtime")("the command list was closed")
+        return 0
+
+    @property
+    def instance_size(self):
+        """Bytes of push-constant data one instance needs (sum over the recorded plans)."""
+        self._check_open()
+        return self.ptr.get().instanceSize()
+
+    @property
+    def dispatch_count(self):
+        self._check_open()
+        return self.ptr.get().dispatchCount()
+
+    def reset(self):
+        """Forgets the recorded dispatches (submitted work is unaffected)."""
+        self._check_open()
+        self.ptr.get().reset()
+        self.plans = []
+        self.sets = []
+        _check_validation()
+
+    def submit(self, bytes push_constants=b"", int instance_count=1, int queue_index=-2,
+               NativeBuffer uniform_buffer=None, bytes uniform_data=b""):
+        """Runs the recorded dispatches ``instance_count`` times; returns the timeline value.
+
+        ``queue_index``: -2 every queue, -1 the least busy queue, >= 0 that queue. The uniform
+        data, if any, is copied into ``uniform_buffer`` on the device before the dispatches.
+        """
+        if push_constants is None:
+            push_constants = b""
+        if uniform_data is None:
+            uniform_data = b""
+        cdef const uint8_t* pc = <const uint8_t*><const char*>push_constants
+        cdef size_t pc_size = len(push_constants)
+        cdef const uint8_t* uniform = <const uint8_t*><const char*>uniform_data
+        cdef size_t uniform_size = len(uniform_data)
+        cdef rt.Buffer* uniform_target = NULL
+        cdef uint64_t value
+        cdef NativeDescriptorSet descriptor_set
+        if instance_count < 1:
+            _invalid(f"instance_count: expected at least 1, got {instance_count}")
+        self._check_open()
+        for plan in self.plans:
+            (<NativeComputePlan>plan)._check_open()
+        for descriptor_set in self.sets:
+            descriptor_set._check_open()
+        if uniform_buffer is not None:
+            if not uniform_buffer.ptr:
+                raise _class_for("runtime")("uniform_buffer: the buffer was closed")
+            uniform_target = uniform_buffer.ptr.get()
+        with nogil:
+            value = self.ptr.get().submit(pc, pc_size, <uint32_t>instance_count, queue_index,
+                                          uniform_target, uniform, uniform_size)
+        _check_validation()
+        return value
+
+    def close(self):
+        self.ptr.reset()
+        self.plans = []
+        self.sets = []
+        _check_validation()

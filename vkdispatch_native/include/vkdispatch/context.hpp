@@ -23,6 +23,8 @@ public:
     Queue& queue(int index, const char* what = "queue_index") const;
     /// The device that owns queue `index`.
     Device& deviceOfQueue(int index) const;
+    /// Position in devices() of the device that owns queue `index`.
+    int deviceIndexOfQueue(int index) const;
     const std::vector<std::unique_ptr<Device>>& devices() const noexcept { return m_devices; }
     /// Waits for everything submitted so far to queue `index`, or to every queue when -1.
     void waitIdle(int index);
@@ -31,6 +33,7 @@ private:
     std::vector<std::unique_ptr<Device>> m_devices;
     std::vector<Queue*> m_queues;
     std::vector<Device*> m_queue_devices;
+    std::vector<int> m_queue_device_indices;
 };
 
 }  // namespace vkdispatch

@@ -50,6 +50,7 @@ struct DeviceInfo {
     uint32_t max_storage_buffer_range = 0;
     uint32_t max_uniform_buffer_range = 0;
     uint64_t uniform_buffer_alignment = 0;
+    uint64_t storage_buffer_alignment = 0;  // minStorageBufferOffsetAlignment
 
     uint32_t sub_group_size = 0;
     uint32_t supported_stages = 0;

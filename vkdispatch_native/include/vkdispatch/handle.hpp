@@ -41,11 +41,36 @@ inline void destroyBuffer(VkDevice d, VkBuffer h) { vkDestroyBuffer(d, h, nullpt
 inline void freeMemory(VkDevice d, VkDeviceMemory h) { vkFreeMemory(d, h, nullptr); }
 inline void destroySemaphore(VkDevice d, VkSemaphore h) { vkDestroySemaphore(d, h, nullptr); }
 inline void destroyCommandPool(VkDevice d, VkCommandPool h) { vkDestroyCommandPool(d, h, nullptr); }
+inline void destroyShaderModule(VkDevice d, VkShaderModule h) {
+    vkDestroyShaderModule(d, h, nullptr);
+}
+inline void destroyDescriptorSetLayout(VkDevice d, VkDescriptorSetLayout h) {
+    vkDestroyDescriptorSetLayout(d, h, nullptr);
+}
+inline void destroyPipelineLayout(VkDevice d, VkPipelineLayout h) {
+    vkDestroyPipelineLayout(d, h, nullptr);
+}
+inline void destroyPipeline(VkDevice d, VkPipeline h) { vkDestroyPipeline(d, h, nullptr); }
+inline void destroyPipelineCache(VkDevice d, VkPipelineCache h) {
+    vkDestroyPipelineCache(d, h, nullptr);
+}
+inline void destroyDescriptorPool(VkDevice d, VkDescriptorPool h) {
+    vkDestroyDescriptorPool(d, h, nullptr);
+}
 }  // namespace detail
 
 using UniqueBuffer = UniqueHandle<VkBuffer, VkDevice, detail::destroyBuffer>;
 using UniqueMemory = UniqueHandle<VkDeviceMemory, VkDevice, detail::freeMemory>;
 using UniqueSemaphore = UniqueHandle<VkSemaphore, VkDevice, detail::destroySemaphore>;
 using UniqueCommandPool = UniqueHandle<VkCommandPool, VkDevice, detail::destroyCommandPool>;
+using UniqueShaderModule = UniqueHandle<VkShaderModule, VkDevice, detail::destroyShaderModule>;
+using UniqueDescriptorSetLayout =
+    UniqueHandle<VkDescriptorSetLayout, VkDevice, detail::destroyDescriptorSetLayout>;
+using UniquePipelineLayout =
+    UniqueHandle<VkPipelineLayout, VkDevice, detail::destroyPipelineLayout>;
+using UniquePipeline = UniqueHandle<VkPipeline, VkDevice, detail::destroyPipeline>;
+using UniquePipelineCache = UniqueHandle<VkPipelineCache, VkDevice, detail::destroyPipelineCache>;
+using UniqueDescriptorPool =
+    UniqueHandle<VkDescriptorPool, VkDevice, detail::destroyDescriptorPool>;
 
 }  // namespace vkdispatch

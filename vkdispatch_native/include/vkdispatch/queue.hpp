@@ -32,6 +32,8 @@ public:
     bool completed(uint64_t value);
     void waitIdle() { wait(lastSubmitted()); }
     uint64_t lastSubmitted();
+    /// The timeline value the device has reached (every submission up to it has finished).
+    uint64_t completedValue();
     /// Runs `deleter` once the timeline reaches `value` (at once if it already has).
     void retire(uint64_t value, std::function<void()> deleter);
 
@@ -40,7 +42,6 @@ public:
     VkDevice device() const noexcept { return m_device; }
 
 private:
-    uint64_t completedValue();
     VkCommandBuffer acquireCommandBuffer();  // m_mutex held
     void collect(uint64_t completed);        // m_mutex held
 

@@ -31,6 +31,7 @@ Context::Context(const Instance& instance, const std::vector<int>& device_indice
         for (const auto& queue : m_devices.back()->queues()) {
             m_queues.push_back(queue.get());
             m_queue_devices.push_back(m_devices.back().get());
+            m_queue_device_indices.push_back(static_cast<int>(m_devices.size()) - 1);
         }
     }
 }
@@ -46,6 +47,11 @@ Queue& Context::queue(int index, const char* what) const {
 Device& Context::deviceOfQueue(int index) const {
     queue(index);
     return *m_queue_devices[index];
+}
+
+int Context::deviceIndexOfQueue(int index) const {
+    queue(index);
+    return m_queue_device_indices[index];
 }
 
 void Context::waitIdle(int index) {

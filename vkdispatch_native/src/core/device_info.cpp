@@ -47,6 +47,7 @@ void readProperties(VkPhysicalDevice device, DeviceInfo& info) {
     info.max_storage_buffer_range = l.maxStorageBufferRange;
     info.max_uniform_buffer_range = l.maxUniformBufferRange;
     info.uniform_buffer_alignment = l.minUniformBufferOffsetAlignment;
+    info.storage_buffer_alignment = l.minStorageBufferOffsetAlignment;
     info.max_compute_shared_memory_size = l.maxComputeSharedMemorySize;
 
     info.sub_group_size = subgroup.subgroupSize;

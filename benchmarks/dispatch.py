@@ -1,0 +1,143 @@
+"""Dispatch overheads: immediate call + wait, graph recording per call, graph replay per
+dependent dispatch, and a new kernel's first dispatch in a new process with a warm cache.
+
+Printed beside references from the same run: a raw C++ Vulkan submit-and-wait loop (in the
+native extension, no Python in the loop) and, where torch with CUDA is installed, a tiny torch
+kernel launch + synchronize.
+
+    python benchmarks/dispatch.py [--iterations 2000]
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+
+import vkdispatch as vd
+import vkdispatch.codegen as vc
+from vkdispatch.codegen.abbreviations import Buff, Const, f32
+
+
+@vd.shader("buf.size", local_size=(64, 1, 1))
+def increment(buf: Buff[f32], amount: Const[f32]):
+    i = vc.global_invocation_id().x
+    buf[i] = buf[i] + amount
+
+
+def microseconds(action, iterations: int) -> float:
+    action()
+    start = time.perf_counter()
+    for _ in range(iterations):
+        action()
+    return (time.perf_counter() - start) / iterations * 1e6
+
+
+def immediate_us(buf, iterations: int) -> float:
+    def call():
+        increment(buf, 1.0)
+        vd.queue_wait_idle()
+    return microseconds(call, iterations)
+
+
+def record_us(buf, count: int) -> float:
+    graph = vd.CommandGraph()
+    start = time.perf_counter()
+    for _ in range(count):
+        increment(buf, 1.0, graph=graph)
+    seconds = time.perf_counter() - start
+    graph.destroy()
+    return seconds / count * 1e6
+
+
+def replay_us(buf, count: int) -> float:
+    graph = vd.CommandGraph()
+    for _ in range(count):
+        increment(buf, 1.0, graph=graph)
+    graph.submit()
+    vd.queue_wait_idle()
+    start = time.perf_counter()
+    graph.submit()
+    vd.queue_wait_idle()
+    seconds = time.perf_counter() - start
+    graph.destroy()
+    return seconds / count * 1e6
+
+
+NEW_PROCESS = textwrap.dedent("""
+    import time
+    start = time.perf_counter()
+    import vkdispatch as vd, vkdispatch.codegen as vc
+    from vkdispatch.codegen.abbreviations import Buff, f32
+    buf = vd.Buffer(256, vd.float32)
+    vd.queue_wait_idle()
+    ready = time.perf_counter()
+    @vd.shader("b.size", local_size=(64, 1, 1))
+    def scale_by_three(b: Buff[f32]):
+        i = vc.global_invocation_id().x
+        b[i] = b[i] * 3.0
+    scale_by_three(buf)
+    vd.queue_wait_idle()
+    print((time.perf_counter() - ready) * 1e3)
+""")
+
+
+def new_kernel_ms() -> float:
+    """Decorate + build + first dispatch of a kernel in a fresh process with a warm cache."""
+    runs = [subprocess.run([sys.executable, "-c", NEW_PROCESS], capture_output=True, text=True,
+                           check=True) for _ in range(3)]
+    return min(float(run.stdout.strip().splitlines()[-1]) for run in runs[1:])
+
+
+def torch_launch_us(iterations: int):
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    x = torch.zeros(256, device="cuda")
+
+    def launch():
+        x.add_(1.0)
+        torch.cuda.synchronize()
+    return microseconds(launch, iterations)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=2000)
+    args = parser.parse_args()
+    context = vd.get_context()
+    native = context.native_module
+    buf = vd.asbuffer(np.zeros(256, dtype=np.float32))
+    n = args.iterations
+    raw = native.raw_submit_wait_us(context.native, n)
+    rows = [
+        ("immediate call + wait (us)", immediate_us(buf, n), raw, "raw C++ submit+wait"),
+        ("graph record per call (us)", record_us(buf, n), None, ""),
+        ("graph replay per dependent dispatch (us)", replay_us(buf, n), None, ""),
+        ("new kernel, warm cache, new process (ms)", new_kernel_ms(), None, ""),
+    ]
+    torch_us = torch_launch_us(n)
+    # immediate: warm-up + n calls; replay: two submits of n dispatches (recording runs none)
+    assert buf.read(0)[0] == 1 + n + 2 * n, "a dispatch was lost"
+    print(f"device: {context.device_infos[0].device_name}")
+    header = f"{'figure':<42} | {'vkdispatch':>10} | {'reference':>10} | {'ratio':>6} | reference"
+    print(header)
+    print("-" * len(header))
+    for name, ours, ref, label in rows:
+        ref_text = f"{ref:10.2f}" if ref is not None else f"{'-':>10}"
+        ratio = f"{ours / ref:6.2f}" if ref else f"{'-':>6}"
+        print(f"{name:<42} | {ours:10.2f} | {ref_text} | {ratio} | {label}")
+    if torch_us is not None:
+        print(f"{'torch tiny kernel launch + sync (us)':<42} | {'':>10} | {torch_us:10.2f} |"
+              f" {rows[0][1] / torch_us:6.2f} | torch")
+    print("\nratio = vkdispatch / reference (below 1: vkdispatch is faster)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""printf, print and comments (reference 11.14, 11.15)."""
+from __future__ import annotations
+
+import vkdispatch.codegen as vc
+from codegen_helpers import assert_compiles, header_lines, main_body, source_of, trace
+from vkdispatch.codegen.abbreviations import Buff, Const, c64, f32, i32, m2, u32, v2
+
+EXTENSION = "#extension GL_EXT_debug_printf : require"
+
+
+def test_printf_inserts_values_and_raw_strings():
+    def body(out, n):
+        tid = vc.global_invocation_id().x
+        vc.printf("tid=%u n=%d v=%f raw=%d", tid, n, out[tid], "int(3)")
+
+    description, _ = trace(body, Buff[f32], Const[i32])
+    assert main_body(description) == [
+        'debugPrintfEXT("tid=%u n=%d v=%f raw=%d", gl_GlobalInvocationID.x, UBO.var0, '
+        'buf0.data[gl_GlobalInvocationID.x], int(3));']
+    assert EXTENSION in header_lines(description)
+    assert_compiles(description)
+
+
+def test_printf_escapes_quotes_and_newlines_but_keeps_backslash_escapes():
+    def body():
+        vc.printf('say "hi"\n')
+        vc.printf("tab\\tdone\\n")
+
+    description, _ = trace(body)
+    assert main_body(description) == ['debugPrintfEXT("say \\"hi\\"\\n");',
+                                      'debugPrintfEXT("tab\\tdone\\n");']
+    assert_compiles(description)
+
+
+def test_print_expands_vectors_complex_and_matrices():
+    def body(out, r, z, m):
+        vc.print("val", r, vc.global_invocation_id().x, z, "100%")
+        vc.print(m, out[0] < 1.0, separator=", ")
+
+    description, _ = trace(body, Buff[f32], Const[v2], Const[c64], Const[m2])
+    lines = main_body(description)
+    assert lines[0] == ('debugPrintfEXT("val (%f, %f) %u (%f, %f) 100%%", UBO.var0[0], '
+                        'UBO.var0[1], gl_GlobalInvocationID.x, UBO.var1[0], UBO.var1[1]);')
+    assert lines[1].startswith('debugPrintfEXT("\\\\n[%f, %f]\\\\n[%f, %f]\\\\n, %d", '
+                               'UBO.var2[0][0], UBO.var2[1][0], UBO.var2[0][1], '
+                               'UBO.var2[1][1], ')
+    assert_compiles(description)
+
+
+def test_no_printf_flag_removes_only_the_extension_line():
+    description, _ = trace(lambda: vc.printf("x"), flags=vc.ShaderFlags.NO_PRINTF)
+    assert EXTENSION not in header_lines(description)
+    assert main_body(description) == ['debugPrintfEXT("x");']
+
+
+def test_printing_a_buffer_element_marks_the_buffer():
+    def body(out, data):
+        vc.printf("%f", data[0])
+        out[0] = 1.0
+
+    description, _ = trace(body, Buff[f32], Buff[f32])
+    assert description.binding_access[2] == (True, False)
+
+
+def test_single_line_comment_with_preceding_blank_line():
+    def body():
+        vc.comment("hello")
+        vc.comment("tight", preceding_new_line=False)
+
+    description, _ = trace(body)
+    source = source_of(description)
+    assert "\n    \n    /* hello */\n    /* tight */\n" in source
+    assert_compiles(description)
+
+
+def test_multi_line_comment_and_defused_terminator():
+    def body(n):
+        with vc.if_block(n > 0):
+            vc.comment("first line\nsecond */ line", preceding_new_line=False)
+
+    description, _ = trace(body, Const[u32])
+    source = source_of(description)
+    assert ("        /*\n         * first line\n         * second * / line\n         */\n"
+            in source)
+    assert_compiles(description)

@@ -1,0 +1,51 @@
+"""ComputePlan: a compiled compute shader with its pipeline on every device of the context."""
+from __future__ import annotations
+
+from vkdispatch.base.context import get_context
+from vkdispatch.base.handle import Handle
+from vkdispatch.base.shader_cache import compile_glsl
+from vkdispatch.errors import InvalidArgumentError
+
+__all__ = ["ComputePlan"]
+
+_BINDING_CODES = (1, 3, 5)
+
+
+class ComputePlan(Handle):
+    """A GLSL compute shader compiled to a pipeline (any valid Vulkan compute shader works).
+
+    Args:
+        shader_source: GLSL 450 source with a ``main`` entry point.
+        binding_type_list: descriptor type per binding of set 0: 1 storage buffer,
+            3 uniform buffer, 5 combined image sampler.
+        pc_size: bytes of push constants the shader declares (0 for none).
+        shader_name: label used in compiler messages.
+
+    Raises:
+        ShaderBuildError: the GLSL does not compile (message has the log and numbered source).
+        ValueError: a binding code or the push-constant size is invalid for the device.
+    """
+
+    def __init__(self, shader_source: str, binding_type_list: list, pc_size: int,
+                 shader_name: str):
+        for position, code in enumerate(binding_type_list):
+            if code not in _BINDING_CODES:
+                raise InvalidArgumentError(f"binding_type_list[{position}] must be 1 (storage "
+                                           f"buffer), 3 (uniform buffer) or 5 (sampler), "
+                                           f"got {code!r}")
+        if isinstance(pc_size, bool) or not isinstance(pc_size, int) or pc_size < 0:
+            raise InvalidArgumentError(f"pc_size must be a non-negative int, got {pc_size!r}")
+        self.context = get_context()
+        self.shader_source = shader_source
+        self.binding_list = list(binding_type_list)
+        self.pc_size = pc_size
+        self.name = shader_name
+        module = self.context.native_module
+        spirv = compile_glsl(module, shader_source, shader_name)
+        self._native = module.NativeComputePlan(self.context.native, spirv, self.binding_list,
+                                                pc_size, shader_name,
+                                                self.context.pipeline_cache())
+        self._register(self.context.handles)
+
+    def _destroy(self) -> None:
+        self._native.close()

@@ -1,0 +1,238 @@
+"""Built-in values (invocation ids, sizes, infinities), barriers, subgroup operations,
+atomics, shared memory, printing and comments."""
+from __future__ import annotations
+
+import numbers
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.codegen.context import get_builder
+from vkdispatch.codegen.literals import boolean, format_literal
+from vkdispatch.codegen.resources import BufferVariable
+from vkdispatch.codegen.variables import ShaderVariable, as_variable, builder_for
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+
+__all__ = ["global_invocation_id", "local_invocation_id", "local_invocation_index",
+           "workgroup_id", "workgroup_size", "num_workgroups", "num_subgroups", "subgroup_id",
+           "subgroup_size", "subgroup_invocation_id", "inf_f32", "ninf_f32", "inf_f64",
+           "ninf_f64", "inf_f16", "ninf_f16", "barrier", "memory_barrier",
+           "memory_barrier_buffer", "memory_barrier_shared", "memory_barrier_image",
+           "group_memory_barrier", "subgroup_add", "subgroup_mul", "subgroup_min",
+           "subgroup_max", "subgroup_and", "subgroup_or", "subgroup_xor", "subgroup_elect",
+           "subgroup_barrier", "atomic_add", "shared_buffer", "printf", "print_vars",
+           "comment"]
+
+
+def _builtin(var_type, text: str, subgroup: bool = False):
+    def value() -> ShaderVariable:
+        if subgroup:
+            get_builder().uses_subgroups = True
+        return ShaderVariable(var_type, text, lexical=True)
+
+    value.__name__ = text
+    value.__doc__ = f"``{text}`` ({var_type.name})."
+    return value
+
+
+global_invocation_id = _builtin(dt.uvec3, "gl_GlobalInvocationID")
+local_invocation_id = _builtin(dt.uvec3, "gl_LocalInvocationID")
+local_invocation_index = _builtin(dt.uint32, "gl_LocalInvocationIndex")
+workgroup_id = _builtin(dt.uvec3, "gl_WorkGroupID")
+workgroup_size = _builtin(dt.uvec3, "gl_WorkGroupSize")
+num_workgroups = _builtin(dt.uvec3, "gl_NumWorkGroups")
+num_subgroups = _builtin(dt.uint32, "gl_NumSubgroups", subgroup=True)
+subgroup_id = _builtin(dt.uint32, "gl_SubgroupID", subgroup=True)
+subgroup_size = _builtin(dt.uint32, "gl_SubgroupSize", subgroup=True)
+subgroup_invocation_id = _builtin(dt.uint32, "gl_SubgroupInvocationID", subgroup=True)
+
+
+def _infinity(var_type, sign: float):
+    def value() -> ShaderVariable:
+        get_builder().use_type(var_type)
+        return ShaderVariable(var_type, format_literal(sign * float("inf"), var_type),
+                              lexical=True)
+
+    return value
+
+
+inf_f32, ninf_f32 = _infinity(dt.float32, 1), _infinity(dt.float32, -1)
+inf_f64, ninf_f64 = _infinity(dt.float64, 1), _infinity(dt.float64, -1)
+inf_f16, ninf_f16 = _infinity(dt.float16, 1), _infinity(dt.float16, -1)
+
+
+def _statement(text: str):
+    def emit() -> None:
+        get_builder().emit(text)
+
+    emit.__doc__ = f"Emits ``{text}``."
+    return emit
+
+
+barrier = _statement("barrier();")
+memory_barrier = _statement("memoryBarrier();")
+memory_barrier_buffer = _statement("memoryBarrierBuffer();")
+memory_barrier_shared = _statement("memoryBarrierShared();")
+memory_barrier_image = _statement("memoryBarrierImage();")
+group_memory_barrier = _statement("groupMemoryBarrier();")
+
+
+def _subgroup_op(function: str, bitwise: bool = False):
+    def operation(x) -> ShaderVariable:
+        x = as_variable(x, "x")
+        allowed = (dt.is_integer_dtype(x.var_type) or x.var_type is boolean) if bitwise \
+            else x.var_type is not boolean
+        if not allowed:
+            expected = "an integer or boolean value" if bitwise else "a numeric value"
+            raise InvalidTypeError(f"{function} needs {expected}, got '{x.name}' of type "
+                                   f"{x.var_type.name}")
+        builder = builder_for(x)
+        builder.uses_subgroups = True
+        return ShaderVariable(x.var_type, f"{function}({x.name})", lexical=True)
+
+    operation.__doc__ = f"``{function}(x)`` over the subgroup; same type as ``x``."
+    return operation
+
+
+subgroup_add = _subgroup_op("subgroupAdd")
+subgroup_mul = _subgroup_op("subgroupMul")
+subgroup_min = _subgroup_op("subgroupMin")
+subgroup_max = _subgroup_op("subgroupMax")
+subgroup_and = _subgroup_op("subgroupAnd", bitwise=True)
+subgroup_or = _subgroup_op("subgroupOr", bitwise=True)
+subgroup_xor = _subgroup_op("subgroupXor", bitwise=True)
+
+
+def subgroup_elect() -> ShaderVariable:
+    """True in exactly one active invocation of the subgroup."""
+    get_builder().uses_subgroups = True
+    return ShaderVariable(boolean, "subgroupElect()", lexical=True)
+
+
+def subgroup_barrier() -> None:
+    """Emits ``subgroupBarrier();``."""
+    builder = get_builder()
+    builder.uses_subgroups = True
+    builder.emit("subgroupBarrier();")
+
+
+def _atomic_operand(y) -> str:
+    if isinstance(y, ShaderVariable):
+        y = as_variable(y, "atomic_add value")
+        if not (dt.is_scalar(y.var_type) and dt.is_integer_dtype(y.var_type)):
+            raise InvalidTypeError(f"atomic_add value must be an integer scalar, got '{y.name}' "
+                                   f"of type {y.var_type.name}")
+        return y.name
+    if isinstance(y, numbers.Integral) and not isinstance(y, bool):
+        return str(int(y))
+    raise InvalidTypeError(f"atomic_add value must be an int or an integer shader value, got "
+                           f"{y!r} ({type(y).__name__})")
+
+
+def atomic_add(mem: ShaderVariable, y) -> ShaderVariable:
+    """Atomically adds ``y`` to the buffer or shared-array element ``mem`` (int32/uint32).
+
+    Returns a register holding the value before the addition.
+    """
+    if not isinstance(mem, ShaderVariable) or not mem.is_value \
+            or not dt.is_scalar(mem.var_type):
+        raise InvalidTypeError(f"atomic_add target must be a scalar lvalue such as buf[i], got "
+                               f"{getattr(mem, 'name', mem)!r}")
+    if not mem.settable:
+        raise InvalidTypeError(f"atomic_add target must be a writable lvalue; '{mem.name}' is "
+                               "not assignable")
+    if mem.register or mem.storage == "local":
+        raise InvalidTypeError(f"atomic_add does not support register/local variables as target "
+                               f"('{mem.name}'); use a buffer or shared-memory element")
+    if mem.storage not in ("buffer", "shared"):
+        raise InvalidTypeError(f"atomic_add target must reference a buffer element (e.g., "
+                               f"buf[idx]), got '{mem.name}'")
+    if mem.var_type not in (dt.int32, dt.uint32):
+        raise InvalidTypeError(f"atomic_add currently supports only int32/uint32 targets, got "
+                               f"'{mem.var_type.name}'")
+    value = _atomic_operand(y)
+    builder = builder_for(mem, y)
+    if mem.binding is not None:
+        builder.mark_access(mem.binding, read=True, write=True)
+    name = builder.new_name()
+    glsl = mem.var_type.glsl_type
+    builder.emit(f"{glsl} {name} = atomicAdd({mem.name}, {glsl}({value}));")
+    return ShaderVariable(mem.var_type, name, lexical=True, settable=True, register=True,
+                          storage="local")
+
+
+def shared_buffer(var_type, size: int, var_name: str | None = None) -> BufferVariable:
+    """Declares ``shared T name[size];`` and returns it (index it like a buffer)."""
+    if not (isinstance(var_type, type) and issubclass(var_type, dt.dtype)):
+        raise InvalidTypeError(f"var_type must be a vkdispatch dtype, got {var_type!r}")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise InvalidArgumentError(f"size must be a positive int, got {size!r}")
+    builder = get_builder()
+    name = var_name or builder.new_name()
+    builder.add_shared_array(var_type, size, name)
+    return BufferVariable(var_type, name, None, shared_size=size)
+
+
+def _format_argument(arg) -> str:
+    if isinstance(arg, str):
+        return arg  # inserted verbatim, as in the reference (an escape hatch for raw GLSL)
+    return as_variable(arg, "printf argument").name
+
+
+def _string_literal(text: str) -> str:
+    """``text`` as a GLSL string literal. Backslashes are kept, so escapes written in Python
+    (``"\\n"``) reach the printf as the reference passes them; raw newlines and quotes, which
+    would end the literal, are escaped."""
+    return '"' + text.replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _emit_printf(format_text: str, values: list[str], sources) -> None:
+    builder = builder_for(*sources)
+    builder.uses_printf = True
+    rest = "".join(f", {v}" for v in values)
+    builder.emit(f"debugPrintfEXT({_string_literal(format_text)}{rest});")
+
+
+def printf(format: str, *args) -> None:  # noqa: A002 - the reference's name
+    """Emits ``debugPrintfEXT(format, args...)`` (printed in debug mode only). String
+    arguments are inserted verbatim, shader values and numbers as expressions."""
+    if not isinstance(format, str):
+        raise InvalidTypeError(f"printf format must be a str, got {format!r}")
+    _emit_printf(format, [_format_argument(a) for a in args], args)
+
+
+def _components(value: ShaderVariable) -> list[str]:
+    var_type = value.var_type
+    if dt.is_matrix(var_type):
+        size = var_type.child_count
+        return [f"{value.name}[{c}][{r}]" for r in range(size) for c in range(size)]
+    if dt.is_vector(var_type) or dt.is_complex(var_type):
+        return [f"{value.name}[{i}]" for i in range(var_type.child_count or 2)]
+    return [value.name]
+
+
+def print_vars(*args, separator: str = " ") -> None:
+    """Prints shader values (by their dtype's format) and Python values (as text); vectors,
+    complex values and matrices are expanded into their components."""
+    formats, values = [], []
+    for arg in args:
+        if isinstance(arg, ShaderVariable):
+            arg = as_variable(arg, "print argument")
+            formats.append(arg.var_type.format_str)
+            values += _components(arg)
+        else:
+            formats.append(str(arg).replace("%", "%%"))
+    _emit_printf(separator.join(formats), values, args)
+
+
+def comment(comment: str, preceding_new_line: bool = True) -> None:  # noqa: A002
+    """Emits a ``/* ... */`` comment (``*/`` inside the text is defused)."""
+    builder = get_builder()
+    if preceding_new_line:
+        builder.emit("")
+    lines = comment.replace("*/", "* /").splitlines() or [""]
+    if len(lines) == 1:
+        builder.emit(f"/* {lines[0]} */")
+        return
+    builder.emit("/*")
+    for line in lines:
+        builder.emit(f" * {line}")
+    builder.emit(" */")

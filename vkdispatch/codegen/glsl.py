@@ -1,0 +1,135 @@
+"""The GLSL printer: turns a traced shader description into Vulkan GLSL 450 source.
+
+Data-heavy and method-light: the type-to-extension table, the header order and a few hooks.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vkdispatch.base import dtype as dt
+
+if TYPE_CHECKING:  # the builder imports this module; types only
+    from vkdispatch.codegen.builder import ShaderBuilder, ShaderDescription
+
+__all__ = ["CodeGenBackend", "GLSLBackend", "CUDABackend", "OpenCLBackend"]
+
+_SCALAR_EXTENSIONS = {
+    dt.float16: "GL_EXT_shader_explicit_arithmetic_types_float16",
+    dt.int16: "GL_EXT_shader_explicit_arithmetic_types_int16",
+    dt.uint16: "GL_EXT_shader_explicit_arithmetic_types_int16",
+    dt.int64: "GL_ARB_gpu_shader_int64",
+    dt.uint64: "GL_ARB_gpu_shader_int64",
+    dt.float64: "GL_ARB_gpu_shader_fp64",
+}
+_SUBGROUP_EXTENSION = "GL_KHR_shader_subgroup_arithmetic"
+_PRINTF_EXTENSION = "GL_EXT_debug_printf"
+
+
+def _component_scalar(var_type):
+    if dt.is_complex(var_type):
+        return var_type.child_type
+    return var_type.scalar or var_type
+
+
+class CodeGenBackend:
+    """A target language for traced shaders: subclasses print a description as source."""
+
+    name = "base"
+
+    def extensions(self, builder: ShaderBuilder) -> list[str]:
+        raise NotImplementedError
+
+    def header(self, description: ShaderDescription) -> str:
+        raise NotImplementedError
+
+    def source(self, description: ShaderDescription, local_size: tuple[int, int, int]) -> str:
+        raise NotImplementedError
+
+    def bounds_guard(self, exec_count: str) -> str:
+        raise NotImplementedError
+
+
+class GLSLBackend(CodeGenBackend):
+    """Vulkan GLSL 450 with the scalar block layout (tight host packing)."""
+
+    name = "glsl"
+
+    def extensions(self, builder: ShaderBuilder) -> list[str]:
+        lines = ["GL_EXT_scalar_block_layout"]
+        from_flags = ShaderFlagsView(builder.flags)
+        if builder.uses_subgroups and not from_flags.no_subgroup_ops:
+            lines.append(_SUBGROUP_EXTENSION)
+        if builder.uses_printf and not from_flags.no_printf:
+            lines.append(_PRINTF_EXTENSION)
+        types = {_SCALAR_EXTENSIONS.get(_component_scalar(t)) for t in builder.used_types}
+        lines += sorted(t for t in types if t)
+        return lines
+
+    def bounds_guard(self, exec_count: str) -> str:
+        return (f"if(any(lessThanEqual({exec_count}.xyz, gl_GlobalInvocationID))) "
+                "{ return; }")
+
+    def header(self, description: ShaderDescription) -> str:
+        lines = ["#version 450"]
+        lines += [f"#extension {ext} : require" for ext in description.extensions]
+        lines.append("")
+        lines += [f"shared {a.dtype.glsl_type} {a.name}[{a.size}];"
+                  for a in description.shared_arrays]
+        if description.uniform_structure:
+            lines.append("layout(set = 0, binding = 0, scalar) uniform UniformObjectBuffer {")
+            lines += [self._member(e) for e in description.uniform_structure]
+            lines.append("} UBO;")
+        base = description.resource_binding_base
+        for position, binding in enumerate(description.bindings):
+            slot = position + base
+            if binding.binding_type.value == 1:
+                lines.append(f"layout(set = 0, binding = {slot}, scalar) buffer Buffer{slot} "
+                             f"{{ {binding.dtype.glsl_type} data[]; }} {binding.name};")
+            else:
+                lines.append(f"layout(set = 0, binding = {slot}) uniform "
+                             f"sampler{binding.dimension}D {binding.name};")
+        if description.pc_structure:
+            lines.append("")
+            lines.append("layout(push_constant, scalar) uniform PushConstant {")
+            lines += [self._member(e) for e in description.pc_structure]
+            lines.append("} PC;")
+        return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _member(element) -> str:
+        array = f"[{element.count}]" if element.count > 1 else ""
+        return f"    {element.dtype.glsl_type} {element.name}{array};"
+
+    def source(self, description: ShaderDescription, local_size: tuple[int, int, int]) -> str:
+        x, y, z = local_size
+        return (f"{self.header(description)}\n"
+                f"layout(local_size_x = {x}, local_size_y = {y}, local_size_z = {z}) in;\n"
+                f"void main() {{\n{description.body}\n}}\n")
+
+
+class ShaderFlagsView:
+    """Reads the flag bits without importing the builder (which imports this module)."""
+
+    def __init__(self, flags: int):
+        self.no_subgroup_ops = bool(flags & 1)
+        self.no_printf = bool(flags & 2)
+
+
+class _UnsupportedBackend(CodeGenBackend):
+    def __init__(self) -> None:
+        from vkdispatch.errors import InvalidStateError
+
+        raise InvalidStateError(f"the {self.name} code generator is not part of this Vulkan "
+                                "build of vkdispatch; use the GLSL backend")
+
+
+class CUDABackend(_UnsupportedBackend):
+    """CUDA C++ output (not available in this build: constructing one raises)."""
+
+    name = "cuda"
+
+
+class OpenCLBackend(_UnsupportedBackend):
+    """OpenCL C output (not available in this build: constructing one raises)."""
+
+    name = "opencl"

@@ -1,0 +1,1 @@
+"""Layer 5: command graphs (recording, variable binding, submission)."""

@@ -1,0 +1,39 @@
+"""The per-thread default (immediate) graph and the optional per-thread global graph."""
+from __future__ import annotations
+
+import threading
+
+from vkdispatch.errors import InvalidTypeError
+from vkdispatch.execution_pipeline.command_graph import CommandGraph
+
+__all__ = ["default_graph", "global_graph", "set_global_graph"]
+
+
+class _Graphs(threading.local):
+    default: CommandGraph | None = None
+    custom: CommandGraph | None = None
+
+
+_graphs = _Graphs()
+
+
+def default_graph() -> CommandGraph:
+    """This thread's immediate-mode graph: every recorded call is submitted at once."""
+    graph = _graphs.default
+    if graph is None or graph.destroyed:
+        graph = _graphs.default = CommandGraph(reset_on_submit=True, submit_on_record=True)
+    return graph
+
+
+def global_graph() -> CommandGraph:
+    """The graph shader calls use when no ``graph=`` is given: the one installed with
+    :func:`set_global_graph`, else :func:`default_graph`."""
+    return _graphs.custom if _graphs.custom is not None else default_graph()
+
+
+def set_global_graph(graph: CommandGraph | None = None) -> None:
+    """Installs ``graph`` as this thread's global graph (replacing any); None removes it."""
+    if graph is not None and not isinstance(graph, CommandGraph):
+        raise InvalidTypeError(f"graph must be a CommandGraph or None, got "
+                               f"{type(graph).__name__}")
+    _graphs.custom = graph

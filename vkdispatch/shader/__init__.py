@@ -1,0 +1,1 @@
+"""Layer 4: ``@vd.shader`` and ShaderFunction (trace -> GLSL -> compile -> plan -> dispatch)."""

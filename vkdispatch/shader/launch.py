@@ -1,0 +1,124 @@
+"""Launch geometry: workgroup counts and execution limits from ``exec_size``/``workgroups``.
+
+Each may be an int, a tuple of 1-3 ints, a callable taking the call's arguments (by parameter
+name), or a string holding a Python expression over the parameter names (``"buf.size"``).
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Callable
+
+import vkdispatch
+from vkdispatch.errors import InvalidArgumentError
+
+__all__ = ["LaunchParametersHolder", "ExecutionBounds", "normalize_dimensions",
+           "check_local_size"]
+
+
+class LaunchParametersHolder:
+    """The call's arguments by parameter name (what launch callables receive)."""
+
+    def __init__(self, values: dict[str, Any]):
+        object.__setattr__(self, "_values", values)
+
+    def __getattr__(self, name: str):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise KeyError(f"'{name}' is not a parameter of this shader") from None
+
+    def get_names(self) -> list[str]:
+        return list(self._values)
+
+    def get_values(self) -> list:
+        return list(self._values.values())
+
+
+def normalize_dimensions(value, what: str) -> tuple[int, int, int]:
+    """An int or a tuple of 1-3 ints as a 3-tuple padded with 1s."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return (int(value), 1, 1)
+    if not isinstance(value, tuple):
+        raise InvalidArgumentError(f"{what}: Must provide a tuple of dimensions! (an int or a "
+                                   f"tuple of 1-3 ints), got {value!r}")
+    if not 1 <= len(value) <= 3:
+        raise InvalidArgumentError(f"{what}: Must provide a tuple of length 1, 2, or 3! got "
+                                   f"{value!r}")
+    if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value):
+        raise InvalidArgumentError(f"{what}: All dimensions must be integers! got {value!r}")
+    return tuple(int(v) for v in value) + (1,) * (3 - len(value))
+
+
+def check_local_size(local_size, max_size, max_invocations) -> tuple[int, int, int]:
+    """Validates a workgroup size against the device limits."""
+    try:
+        size = tuple(int(v) for v in local_size)
+    except TypeError:
+        raise InvalidArgumentError(f"local_size must be a sequence of 3 ints, got "
+                                   f"{local_size!r}") from None
+    if len(size) != 3 or any(v < 1 for v in size):
+        raise InvalidArgumentError(f"local_size must be 3 positive ints, got {local_size!r}")
+    for axis, (value, limit) in enumerate(zip(size, max_size)):
+        if value > limit:
+            raise InvalidArgumentError(f"local_size[{axis}] = {value} exceeds the device limit "
+                                       f"{limit} (max_workgroup_size {tuple(max_size)})")
+    total = size[0] * size[1] * size[2]
+    if total > max_invocations:
+        raise InvalidArgumentError(f"local_size {size} has {total} invocations, more than the "
+                                   f"device limit max_workgroup_invocations = {max_invocations}")
+    return size
+
+
+def _compile_expression(expression: str, names: list[str]) -> Callable:
+    source = f"lambda {', '.join(names)}: ({expression})"
+    try:
+        function = eval(source, {"vd": vkdispatch})  # noqa: S307 - the user's own expression
+    except SyntaxError as error:
+        raise InvalidArgumentError(f"launch expression {expression!r} is not valid Python: "
+                                   f"{error.msg}") from None
+    return lambda holder: function(*holder.get_values())
+
+
+class ExecutionBounds:
+    """Resolves ``exec_size``/``workgroups`` (decorator values or per-call overrides)."""
+
+    def __init__(self, names: list[str], local_size, workgroups, exec_size):
+        self.names = names
+        self.local_size = local_size
+        self.workgroups = self._prepare(workgroups)
+        self.exec_size = self._prepare(exec_size)
+
+    def _prepare(self, spec):
+        if isinstance(spec, str):
+            return _compile_expression(spec, self.names)
+        return spec
+
+    def process_input(self, spec, holder: LaunchParametersHolder, what: str):
+        spec = self._prepare(spec)
+        if callable(spec):
+            spec = spec(holder)
+        return normalize_dimensions(spec, what)
+
+    def get_blocks_and_limits(self, holder: LaunchParametersHolder, workgroups=None,
+                              exec_size=None, max_count=(2**31 - 1,) * 3):
+        """``(blocks, exec_limits)`` for one call; validates the counts against the device."""
+        workgroups = workgroups if workgroups is not None else (
+            None if exec_size is not None else self.workgroups)
+        exec_size = exec_size if exec_size is not None else (
+            None if workgroups is not None else self.exec_size)
+        blocks, limits = (0, 0, 0), (0, 0, 0)
+        if workgroups is not None:
+            blocks = self.process_input(workgroups, holder, "workgroups")
+            limits = tuple(b * s for b, s in zip(blocks, self.local_size))
+        if exec_size is not None:
+            limits = self.process_input(exec_size, holder, "exec_size")
+            blocks = tuple((e + s - 1) // s for e, s in zip(limits, self.local_size))
+        for axis, (count, limit) in enumerate(zip(blocks, max_count)):
+            if count <= 0:
+                raise InvalidArgumentError(
+                    f"Workgroup count for dimension {axis} must be greater than 0! (give "
+                    f"exec_size or workgroups; got exec_size={limits})")
+            if count > limit:
+                raise InvalidArgumentError(f"Workgroup count ({count}) for dimension {axis} "
+                                           f"exceeds maximum allowed size ({limit})!")
+        return blocks, limits

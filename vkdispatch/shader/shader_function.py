@@ -1,0 +1,198 @@
+"""ShaderFunction: a traced shader that builds once and records a dispatch per call."""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import uuid
+from typing import Any
+
+from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.compute_plan import ComputePlan
+from vkdispatch.base.context import get_context
+from vkdispatch.base.init import runtime
+from vkdispatch.codegen.builder import ShaderArgumentType, ShaderDescription
+from vkdispatch.codegen.context import get_shader_print_line_numbers
+from vkdispatch.errors import (DummyBackendError, InvalidArgumentError,
+                               InvalidShaderArgumentError, ShaderBuildError)
+from vkdispatch.execution_pipeline.command_graph import (BoundVariableName, BufferBindInfo,
+                                                         CommandGraph)
+from vkdispatch.execution_pipeline.graphs import global_graph
+from vkdispatch.shader.launch import ExecutionBounds, LaunchParametersHolder, check_local_size
+
+__all__ = ["ShaderFunction", "ShaderSource", "make_shader_function", "NO_DEFAULT"]
+
+NO_DEFAULT = inspect.Parameter.empty
+
+
+@dataclasses.dataclass
+class ShaderSource:
+    """Generated source of a shader and the workgroup size it was built with."""
+
+    name: str
+    code: str
+    local_size: tuple[int, int, int]
+
+    def __repr__(self) -> str:
+        return (f"// ====== Source Code for '{self.name}', workgroup_size: {self.local_size} "
+                f"======\n{self.code}")
+
+
+def _render(source: str, line_numbers: bool) -> str:
+    lines = source.split("\n")
+    if line_numbers:
+        return "".join(f"{i:4d}: {line}\n" for i, line in enumerate(lines, 1))
+    return "".join(f"{line}\n" for line in lines)
+
+
+class ShaderFunction:
+    """A traced shader. Calling it records one dispatch into a graph (by default the thread's
+    immediate graph, which submits at once); the first call compiles it.
+
+    Attributes:
+        name: the shader's name (the decorated function's).
+        shader_description: what tracing produced.
+        source: the final GLSL (None until built).
+        plan: the compiled ComputePlan (None until built, or with the dummy backend).
+    """
+
+    def __init__(self, shader_description: ShaderDescription, local_size=None, workgroups=None,
+                 exec_count=None):
+        if workgroups is not None and exec_count is not None:
+            raise InvalidArgumentError("Cannot specify both 'workgroups' and 'exec_size'")
+        self.shader_description = shader_description
+        self.name = shader_description.name
+        self.local_size = local_size
+        self.workgroups = workgroups
+        self.exec_size = exec_count
+        self.plan: ComputePlan | None = None
+        self.source: str | None = None
+        self.bounds: ExecutionBounds | None = None
+        self.ready = False
+        self._infos = shader_description.shader_arg_infos
+        self._names = [info.name for info in self._infos]
+
+    # -- building -------------------------------------------------------------------------------
+
+    def _resolve_local_size(self) -> tuple[int, int, int]:
+        context = get_context()
+        requested = self.local_size or (context.max_workgroup_size[0], 1, 1)
+        return check_local_size(requested, context.max_workgroup_size,
+                                context.max_workgroup_invocations)
+
+    def build(self) -> None:
+        """Compiles the shader (once; later calls return at once)."""
+        if self.ready:
+            return
+        local_size = self._resolve_local_size()
+        source = self.shader_description.make_source(*local_size)
+        if runtime().native is not None:
+            try:
+                self.plan = ComputePlan(source, self.shader_description.binding_type_list,
+                                        self.shader_description.pc_size, self.name)
+            except ShaderBuildError as error:
+                error.shader_source = ShaderSource(self.name, _render(source, True), local_size)
+                raise
+        self.source = source
+        self.local_size = local_size
+        self.bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size)
+        self.ready = True
+
+    def get_src(self, line_numbers: bool | None = None, build: bool = True) -> ShaderSource:
+        """The generated GLSL (compiled first unless ``build=False``)."""
+        if build:
+            self.build()
+        local_size = tuple(self.local_size) if self.ready else self._resolve_local_size()
+        source = self.source or self.shader_description.make_source(*local_size)
+        numbers = get_shader_print_line_numbers() if line_numbers is None else line_numbers
+        return ShaderSource(self.name, _render(source, numbers), local_size)
+
+    def print_src(self, line_numbers: bool | None = None) -> None:
+        print(self.get_src(line_numbers))
+
+    def __repr__(self) -> str:
+        return repr(self.get_src())
+
+    # -- calling --------------------------------------------------------------------------------
+
+    def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        if len(args) > len(self._infos):
+            raise InvalidShaderArgumentError(
+                f"{self.name}() takes {len(self._infos)} arguments ({', '.join(self._names)}) "
+                f"but {len(args)} were given")
+        unknown = [k for k in kwargs if k not in self._names]
+        if unknown:
+            raise InvalidShaderArgumentError(
+                f"{self.name}() got an unexpected keyword argument '{unknown[0]}' (parameters: "
+                f"{', '.join(self._names)})")
+        values = dict(zip(self._names, args))
+        for info in self._infos[len(args):]:
+            if info.name in kwargs:
+                values[info.name] = kwargs[info.name]
+            elif info.default_value is not NO_DEFAULT:
+                values[info.name] = info.default_value
+            else:
+                raise InvalidShaderArgumentError(f"Missing argument '{info.name}' in the call "
+                                                 f"of shader '{self.name}'")
+        return values
+
+    def _resources(self, values: dict[str, Any]):
+        buffers, uniforms, push_constants = [], {}, {}
+        access = self.shader_description.binding_access
+        for info in self._infos:
+            value = values[info.name]
+            kind = info.arg_type
+            if kind == ShaderArgumentType.BUFFER:
+                if not isinstance(value, Buffer):
+                    raise InvalidShaderArgumentError(
+                        f"Expected a buffer for argument '{info.name}' of shader '{self.name}' "
+                        f"but got {type(value).__name__} {value!r:.60}")
+                read, write = access[info.binding]
+                buffers.append(BufferBindInfo(value, info.binding, info.shader_shape_name,
+                                              read, write))
+            elif kind == ShaderArgumentType.CONSTANT:
+                if callable(value):
+                    raise InvalidShaderArgumentError(
+                        f"Cannot use LaunchVariables for Constants: argument '{info.name}' is a "
+                        "Const; declare it Var[...] to bind it later")
+                uniforms[info.shader_name] = value
+            elif kind == ShaderArgumentType.CONSTANT_DATACLASS:
+                if not isinstance(value, info.annotation):
+                    raise InvalidShaderArgumentError(
+                        f"argument '{info.name}' must be a {info.annotation.__name__}, got "
+                        f"{type(value).__name__}")
+                for field, raw in info.shader_name.items():
+                    uniforms[raw] = getattr(value, field)
+            elif kind == ShaderArgumentType.VARIABLE:
+                if callable(value) and not isinstance(value, BoundVariableName):
+                    raise InvalidShaderArgumentError(
+                        f"argument '{info.name}': pass a value or graph.bind_var(name)")
+                push_constants[info.shader_name] = value
+            else:
+                raise InvalidShaderArgumentError(
+                    f"argument '{info.name}' is an image; images are not supported yet")
+        return buffers, uniforms, push_constants
+
+    def __call__(self, *args, graph: CommandGraph | None = None, exec_size=None,
+                 workgroups=None, **kwargs) -> None:
+        """Records one dispatch (submitted at once unless ``graph`` defers it)."""
+        if runtime().native is None:
+            raise DummyBackendError("Cannot execute shader functions with dummy backend!")
+        self.build()
+        values = self._bind(args, kwargs)
+        if graph is None:
+            graph = global_graph()
+        elif not isinstance(graph, CommandGraph):
+            raise InvalidShaderArgumentError(f"Expected a CommandGraph object for 'graph', got "
+                                             f"{type(graph).__name__}")
+        blocks, limits = self.bounds.get_blocks_and_limits(
+            LaunchParametersHolder(values), workgroups, exec_size,
+            graph.context.max_workgroup_count)
+        buffers, uniforms, push_constants = self._resources(values)
+        graph.record_shader(self.plan, self.shader_description, limits, blocks, buffers, (),
+                            uniforms, push_constants, f"{self.name}.{uuid.uuid4()}")
+
+
+def make_shader_function(description: ShaderDescription, local_size=None, workgroups=None,
+                         exec_count=None) -> ShaderFunction:
+    """Wraps a description traced manually (``vc.shader_context``) into a ShaderFunction."""
+    return ShaderFunction(description, local_size, workgroups, exec_count)

@@ -1,0 +1,54 @@
+# Declarations of the compute layer: compute_plan.hpp, pipeline_cache.hpp, descriptor_set.hpp and
+# command_list.hpp. Every call that can fail raises through raiseNativeError
+# (bindings/error_translation.hpp).
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libcpp cimport bool
+from libcpp.string cimport string
+from libcpp.vector cimport vector
+
+from c_device_info cimport array3
+from c_errors cimport raiseNativeError
+from c_runtime cimport Buffer, Context
+
+cdef extern from "vkdispatch/compute_plan.hpp" namespace "vkdispatch" nogil:
+    cdef enum class BindingType(int):
+        StorageBuffer
+        UniformBuffer
+        Sampler
+
+    vector[uint32_t] spirvFromBytes(const uint8_t* data, size_t size,
+                                    const string& name) except +raiseNativeError
+
+    cdef cppclass ComputePlan:
+        ComputePlan(Context& context, const vector[uint32_t]& spirv,
+                    const vector[BindingType]& bindings, uint32_t push_constant_size,
+                    const string& name, PipelineCache* cache) except +raiseNativeError
+        uint32_t pushConstantSize() except +raiseNativeError
+        @staticmethod
+        int64_t liveCount() except +raiseNativeError
+
+cdef extern from "vkdispatch/pipeline_cache.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass PipelineCache:
+        PipelineCache(Context& context, const vector[string]& paths) except +raiseNativeError
+        void save() except +raiseNativeError
+        bool loaded(int device_index) except +raiseNativeError
+
+cdef extern from "vkdispatch/descriptor_set.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass DescriptorSet:
+        DescriptorSet(ComputePlan& plan) except +raiseNativeError
+        void bindBuffer(int binding, Buffer& buffer, uint64_t offset, uint64_t range,
+                        bool uniform, bool read, bool write) except +raiseNativeError
+        @staticmethod
+        int64_t liveCount() except +raiseNativeError
+
+cdef extern from "vkdispatch/command_list.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass CommandList:
+        CommandList(Context& context) except +raiseNativeError
+        void recordDispatch(ComputePlan& plan, DescriptorSet& set,
+                            array3 blocks) except +raiseNativeError
+        size_t instanceSize() except +raiseNativeError
+        size_t dispatchCount() except +raiseNativeError
+        void reset() except +raiseNativeError
+        uint64_t submit(const uint8_t* push_constants, size_t size, uint32_t instance_count,
+                        int queue_index, Buffer* uniform_buffer, const uint8_t* uniform_data,
+                        size_t uniform_size) except +raiseNativeError

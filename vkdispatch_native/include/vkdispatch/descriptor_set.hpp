@@ -1,0 +1,87 @@
+#pragma once
+// The resources one dispatch of a ComputePlan uses: one descriptor set per queue of the plan's
+// context, each pointing at that queue's replica of every bound buffer.
+//
+// Thread safety: bindBuffer() needs external synchronisation with itself and with submissions of
+// command lists that use this set; the last-use values are atomic. Bound buffers must outlive
+// the set or be re-bound (the Python bridge keeps references to them).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "vkdispatch/barrier_plan.hpp"
+#include "vkdispatch/handle.hpp"
+#include "vkdispatch/vk.hpp"
+
+namespace vkdispatch {
+
+class Buffer;
+class ComputePlan;
+class Context;
+
+class DescriptorSet {
+public:
+    /// What is bound to one binding; `buffer` is null until bindBuffer() is called for it.
+    struct BufferBinding {
+        Buffer* buffer = nullptr;
+        uint64_t offset = 0;
+        uint64_t range = 0;  // resolved: never 0 once bound
+        bool uniform = false;
+        bool read = false;
+        bool write = false;
+    };
+
+    /// Allocates a set per queue for `plan`. The plan must outlive every use of the set; the
+    /// plan's context must outlive the set itself.
+    explicit DescriptorSet(ComputePlan& plan);
+    /// Frees each queue's set once the last submission that used it has finished (no block;
+    /// the plan is not touched, so it may already be gone).
+    ~DescriptorSet();
+    DescriptorSet(const DescriptorSet&) = delete;
+    DescriptorSet& operator=(const DescriptorSet&) = delete;
+
+    /// Points `binding` at `range` bytes (0 = to the end) from `offset` of `buffer` on every
+    /// queue, as a uniform or storage buffer; `read`/`write` describe the shader's access for
+    /// barrier planning. Throws InvalidArgumentError naming the binding, what was expected and
+    /// what was given, for a binding the plan lacks or declares with another type, a range
+    /// outside the buffer or over the device limit, a misaligned offset, or a foreign buffer.
+    /// A queue whose set may still be in use by the GPU gets a fresh set (the old one is retired).
+    void bindBuffer(int binding, Buffer& buffer, uint64_t offset, uint64_t range, bool uniform,
+                    bool read, bool write);
+
+    ComputePlan& plan() const noexcept { return m_plan; }
+    /// The set to bind on queue `queue_index`; VK_NULL_HANDLE when the plan has no bindings.
+    VkDescriptorSet handle(int queue_index) const noexcept { return m_queues[queue_index]->set; }
+    const std::vector<BufferBinding>& bindings() const noexcept { return m_bindings; }
+    /// One entry per bound buffer binding, for HazardTracker.
+    const std::vector<BufferAccess>& accesses() const noexcept { return m_accesses; }
+    /// Throws InvalidArgumentError naming the first binding that was never bound.
+    void checkComplete() const;
+    /// Records that submission `value` on queue `queue_index` uses this set.
+    void markUsed(int queue_index, uint64_t value) noexcept;
+
+    /// Number of DescriptorSet objects alive in the process (for leak tests).
+    static int64_t liveCount() noexcept;
+
+private:
+    struct PerQueue {
+        UniqueDescriptorPool pool;
+        VkDescriptorSet set = VK_NULL_HANDLE;  // freed with the pool
+        std::atomic<uint64_t> last_use{0};
+    };
+
+    void allocate(int queue_index);
+    void retire(int queue_index) noexcept;
+    void write(int queue_index, int binding);
+    void checkBinding(int binding, Buffer& buffer, uint64_t offset, uint64_t& range,
+                      bool uniform) const;
+
+    Context& m_context;
+    ComputePlan& m_plan;
+    std::vector<BufferBinding> m_bindings;
+    std::vector<BufferAccess> m_accesses;
+    std::vector<std::unique_ptr<PerQueue>> m_queues;
+};
+
+}  // namespace vkdispatch

@@ -1,0 +1,47 @@
+#pragma once
+// Helpers shared by the compute tests: GLSL compilation and typed buffer transfers.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "device_fixture.hpp"
+#include "vkdispatch/buffer.hpp"
+#include "vkdispatch/compiler.hpp"
+#include "vkdispatch/transfer_engine.hpp"
+
+namespace vkdispatch::test {
+
+inline Context& context() { return *deviceEnvironment().context; }
+
+inline TransferEngine& transfers() {
+    static TransferEngine engine(context());
+    return engine;
+}
+
+inline std::vector<uint32_t> compileOrFail(const std::string& glsl, const std::string& name) {
+    static Compiler compiler;
+    const CompileResult result = compiler.compileCompute(glsl, name);
+    EXPECT_TRUE(result.ok) << result.log;
+    return result.spirv;
+}
+
+template <typename T>
+void upload(Buffer& buffer, const std::vector<T>& values) {
+    transfers().write(buffer, values.data(), values.size() * sizeof(T), 0, -1);
+}
+
+template <typename T>
+std::vector<T> download(Buffer& buffer, size_t count, int queue_index = 0) {
+    std::vector<T> out(count);
+    transfers().read(buffer, out.data(), count * sizeof(T), 0, queue_index);
+    return out;
+}
+
+template <typename T>
+std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
+    const auto* p = reinterpret_cast<const uint8_t*>(values.data());
+    return std::vector<uint8_t>(p, p + values.size() * sizeof(T));
+}
+
+}  // namespace vkdispatch::test
