@@ -47,6 +47,9 @@ def volk_source(includes: list[str]) -> str:
 includes, lib_dirs = dependency_dirs()
 common_includes = [str(NATIVE / "include"), str(NATIVE / "bindings")] + includes
 link_group = ["-Wl,--start-group"] + [f"-l{name}" for name in STATIC_LIBS] + ["-Wl,--end-group"]
+# The static libraries' symbols stay private to the extension: GPU drivers (NVIDIA's among them)
+# export their own SPIRV-Tools/glslang symbols, which would otherwise replace ours at run time.
+symbol_isolation = ["-Wl,--exclude-libs,ALL", "-Wl,-Bsymbolic"]
 
 extension = Extension(
     "vkdispatch._native",
@@ -55,7 +58,7 @@ extension = Extension(
     library_dirs=lib_dirs,
     define_macros=[("VK_NO_PROTOTYPES", None)],
     extra_compile_args=["-std=c++17", "-O2", "-Wno-missing-field-initializers"],
-    extra_link_args=link_group + ["-lpthread", "-ldl"],
+    extra_link_args=link_group + symbol_isolation + ["-lpthread", "-ldl"],
     language="c++",
 )
 

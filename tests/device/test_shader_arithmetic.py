@@ -10,13 +10,19 @@ float64 arithmetic (+ - * / sqrt are exact in Vulkan) uses rtol=1e-12.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
-from vkdispatch.codegen.abbreviations import (Buff, Const, c64, f32, f64, i32, u32, v2, v3, v4,
-                                              iv2)
+from vkdispatch.codegen.abbreviations import (Buff, Const, c64, c128, f16, f32, f64, i32, i64,
+                                              iv2, u32, u64, v2, v3, v4)
 
 N = 3000  # not a multiple of the default workgroup size: the bounds guard is exercised too
+
+
+def _require(context, feature: str) -> None:
+    if not all(getattr(info, feature) for info in context.device_infos):
+        pytest.skip(f"the device lacks {feature}")
 
 
 def _buffer(array: np.ndarray, var_type=None) -> vd.Buffer:
@@ -113,6 +119,7 @@ def test_uint32_chain_wraps_like_numpy(context, rng):
 
 
 def test_float64_chain_keeps_double_precision(context, rng):
+    _require(context, "float_64_support")
     @vd.shader("out.size")
     def chain(out: Buff[f64], a: Buff[f64], b: Buff[f64]):
         i = vc.global_invocation_id().x
@@ -265,3 +272,86 @@ def test_mult_complex_matches_numpy_products(context, rng):
     a64, b64 = a.astype(np.complex128), b.astype(np.complex128)
     expected = a64 * b64 + 2 * a64.real + a64 * 0.5j + 1.25 * np.conj(a64)
     np.testing.assert_allclose(out.read(0), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_int64_and_uint64_chain_matches_numpy(context, rng):
+    _require(context, "int_64_support")
+
+    @vd.shader("out.size")
+    def wide(out: Buff[i64], a: Buff[i64], b: Buff[u64], c: Const[i64]):
+        i = vc.global_invocation_id().x
+        out[i] = a[i] * 3 + vc.to_int64(b[i] >> 7) - c + a[i] // 5 - a[i] % 1000
+
+    a = rng.integers(0, 2 ** 60, N, dtype=np.int64)
+    b = rng.integers(0, 2 ** 63, N, dtype=np.uint64)
+    c = -(2 ** 40) + int(rng.integers(1, 1000))   # needs more than 32 bits
+    out = vd.Buffer((N,), vd.int64)
+    wide(out, _buffer(a), _buffer(b), c)
+    with np.errstate(over="ignore"):
+        expected = a * 3 + (b >> np.uint64(7)).astype(np.int64) - c + a // 5 - a % 1000
+    np.testing.assert_array_equal(out.read(0), expected)
+
+
+def test_float16_chain_matches_numpy_within_half_precision(context, rng):
+    _require(context, "float_16_support")
+    _require(context, "storage_buffer_16_bit_access")
+
+    @vd.shader("out.size")
+    def half(out: Buff[f16], a: Buff[f16], b: Buff[f32]):
+        i = vc.global_invocation_id().x
+        out[i] = a[i] * 2 + vc.to_float16(b[i]) - vc.to_float16(1.5)
+
+    a = rng.uniform(-4, 4, N).astype(np.float16)
+    b = rng.uniform(-4, 4, N).astype(np.float32)
+    out = vd.Buffer((N,), vd.float16)
+    half(out, _buffer(a), _buffer(b))
+    expected = a.astype(np.float64) * 2 + b.astype(np.float16) - 1.5
+    # each of the three roundings costs at most half an ulp of float16 (2**-11 relative)
+    np.testing.assert_allclose(out.read(0).astype(np.float64), expected, rtol=2e-3, atol=2e-3)
+
+
+def test_complex128_product_and_conjugate_keep_double_precision(context, rng):
+    _require(context, "float_64_support")
+
+    @vd.shader("out.size")
+    def cmul(out: Buff[c128], a: Buff[c128], b: Buff[c128]):
+        i = vc.global_invocation_id().x
+        out[i] = vc.mult_complex(a[i], b[i]) + a[i].conjugate()
+
+    a = rng.standard_normal(N) + 1j * rng.standard_normal(N)
+    b = rng.standard_normal(N) + 1j * rng.standard_normal(N)
+    out = vd.Buffer((N,), vd.complex128)
+    cmul(out, _buffer(a), _buffer(b))
+    np.testing.assert_allclose(out.read(0), a * b + np.conj(a), rtol=1e-12, atol=1e-12)
+
+
+def test_conjugate_view_assigned_whole_stays_conjugated(context, rng):
+    @vd.shader("out.size")
+    def conj(out: Buff[c64], parts: Buff[v2], a: Buff[c64]):
+        i = vc.global_invocation_id().x
+        view = a[i].conjugate()
+        out[i] = view                          # a Fix: the reference dropped the conjugation
+        parts[i] = vc.to_vec2(view.real, view.imag)
+
+    a = (rng.standard_normal(N) + 1j * rng.standard_normal(N)).astype(np.complex64)
+    out, parts = vd.Buffer((N,), vd.complex64), vd.Buffer((N,), vd.vec2)
+    conj(out, parts, _buffer(a))
+    np.testing.assert_array_equal(out.read(0), np.conj(a))
+    np.testing.assert_array_equal(parts.read(0), np.stack([a.real, -a.imag], axis=1))
+
+
+def test_integer_and_float_powers_with_small_exponents_match_numpy(context, rng):
+    @vd.shader("out.size")
+    def powers(out: Buff[i32], f: Buff[f32], a: Buff[i32]):
+        i = vc.global_invocation_id().x
+        out[i] = a[i] ** 0 + a[i] ** 2 + a[i] ** 1      # integer multiplications, exact
+        f[i] = f[i] ** 0 + f[i] ** 3 + f[i] ** -2 + f[i] ** 0.5
+
+    a = rng.integers(-40000, 40000, N, dtype=np.int32)
+    x = rng.uniform(0.5, 2, N).astype(np.float32)
+    out, fbuf = vd.Buffer((N,), vd.int32), _buffer(x)
+    powers(out, fbuf, _buffer(a))
+    np.testing.assert_array_equal(out.read(0), 1 + a * a + a)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(fbuf.read(0), 1 + x64 ** 3 + x64 ** -2 + np.sqrt(x64),
+                               rtol=1e-5)

@@ -184,3 +184,55 @@ def test_exec_size_changes_do_not_rebuild_the_shader(context, rng):
     expected = values * 2
     expected[:1000] *= 2
     np.testing.assert_array_equal(x.read(0), expected)
+
+
+def test_no_exec_bounds_flag_runs_whole_workgroups(context, rng):
+    @vd.shader(local_size=(64, 1, 1), flags=vc.ShaderFlags.NO_EXEC_BOUNDS)
+    def touch(counts: Buff[u32]):
+        vc.atomic_add(counts[vc.global_invocation_id().x], 1)
+
+    start, counts = _counters(rng, 300)
+    touch(counts, exec_size=130)          # 3 workgroups, and no guard masks the overshoot
+    _expect_once(counts, start, slice(0, 192))
+
+
+def test_callable_and_string_workgroups_are_evaluated_per_call(context, rng):
+    @vd.shader(workgroups="counts.size // 64", local_size=(64, 1, 1))
+    def touch(counts: Buff[u32]):
+        vc.atomic_add(counts[vc.global_invocation_id().x], 1)
+
+    start, counts = _counters(rng, 1000)
+    touch(counts)                                        # 15 workgroups = 960 invocations
+    touch(counts, workgroups=lambda args: (args.counts.size // 128,))
+    expected = start.copy()
+    expected[:960] += 1
+    expected[:448] += 1
+    np.testing.assert_array_equal(counts.read(0), expected)
+
+
+def test_manually_traced_shader_function_runs(context, rng):
+    with vc.shader_context() as ctx:
+        data, offset = ctx.declare_input_arguments([Buff[f32], Const[f32]], ["data", "offset"])
+        i = vc.global_invocation_id().x
+        data[i] = data[i] * 2 + offset
+    function = vd.make_shader_function(ctx.get_description("manual"), local_size=(32, 1, 1),
+                                       exec_count="data.size")
+    values = rng.standard_normal(1111).astype(np.float32)
+    data = vd.asbuffer(values)
+    function(data, 0.5)
+    np.testing.assert_allclose(data.read(0), values * 2 + 0.5, rtol=1e-6)
+
+
+def test_explicit_argument_annotations_names_and_defaults(context, rng):
+    def body(out, x, k):
+        i = vc.global_invocation_id().x
+        out[i] = x[i] * k
+
+    scaled = vd.shader("out.size", arg_type_annotations=[Buff[f32], Buff[f32], Const[f32]],
+                       arg_names=["out", "x", "k"], arg_defaults=[None, None, 4.0])(body)
+    values = rng.standard_normal(900).astype(np.float32)
+    out = vd.Buffer((900,), vd.float32)
+    scaled(out, vd.asbuffer(values))
+    np.testing.assert_allclose(out.read(0), values * 4, rtol=1e-6)
+    scaled(out, x=vd.asbuffer(values), k=-1.0)
+    np.testing.assert_allclose(out.read(0), -values, rtol=1e-6)

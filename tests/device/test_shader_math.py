@@ -48,6 +48,13 @@ UNARY = {
     "fract": (lambda x: x - np.floor(x), (-100, 100), 0, 1e-5),
     "abs": (np.abs, (-100, 100), 0, 0),
     "sign": (np.sign, (-100, 100), 0, 0),
+    "trunc": (np.trunc, (-100, 100), 0, 0),
+    "round_even": (np.round, (-100, 100), 0, 0),
+    "radians": (np.radians, (-720, 720), 1e-6, 0),
+    "degrees": (np.degrees, (-10, 10), 1e-6, 0),
+    "asinh": (np.arcsinh, (-10, 10), 1e-5, 1e-6),
+    "acosh": (np.arccosh, (1.5, 100), 1e-5, 0),
+    "atanh": (np.arctanh, (-0.9, 0.9), 1e-5, 1e-6),
 }
 
 
@@ -196,6 +203,9 @@ def test_dot_result_assigns_to_float_buffer(context, rng):
 
 
 def test_float64_transcendentals_run_in_float32_and_sqrt_in_double(context, rng):
+    if not all(info.float_64_support for info in context.device_infos):
+        pytest.skip("the device lacks float64 support")
+
     @vd.shader("out.size")
     def doubles(out: Buff[f64], root: Buff[f64], x: Buff[f64]):
         i = vc.global_invocation_id().x
@@ -207,3 +217,48 @@ def test_float64_transcendentals_run_in_float32_and_sqrt_in_double(context, rng)
     doubles(out, root, vd.asbuffer(x))
     np.testing.assert_allclose(out.read(0), np.sin(x) + np.exp(x / 4), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(root.read(0), np.sqrt(np.abs(x)), rtol=1e-14)
+
+
+def test_rounding_builtins_on_half_integers_match_numpy(context, rng):
+    @vd.shader("out.size")
+    def rounding(out: Buff[v4], x: Buff[f32]):
+        i = vc.global_invocation_id().x
+        v = x[i].to_register("v")
+        out[i] = vc.to_vec4(vc.floor(v), vc.ceil(v), vc.trunc(v), vc.round_even(v))
+
+    x = (rng.integers(-400, 400, N) / 2).astype(np.float32)   # many exact .5 ties
+    out = vd.Buffer((N,), vd.vec4)
+    rounding(out, vd.asbuffer(x))
+    expected = np.stack([np.floor(x), np.ceil(x), np.trunc(x), np.round(x)], axis=1)
+    np.testing.assert_array_equal(out.read(0), expected)
+
+
+def test_modf_splits_fraction_and_whole_with_sign_of_input(context, rng):
+    @vd.shader("out.size")
+    def split(out: Buff[vd.vec2], x: Buff[f32]):
+        i = vc.global_invocation_id().x
+        fraction, whole = vc.modf(x[i])
+        out[i] = vc.to_vec2(fraction, whole)
+
+    x = rng.uniform(-100, 100, N).astype(np.float32)
+    out = vd.Buffer((N,), vd.vec2)
+    split(out, vd.asbuffer(x))
+    fraction, whole = np.modf(x)
+    np.testing.assert_array_equal(out.read(0), np.stack([fraction, whole], axis=1))
+
+
+def test_isnan_isinf_and_infinity_constants(context, rng):
+    @vd.shader("out.size")
+    def classify(out: Buff[vd.ivec4], x: Buff[f32]):
+        i = vc.global_invocation_id().x
+        v = x[i].to_register("v")
+        out[i] = vc.to_ivec4(vc.to_int(vc.isnan(v)), vc.to_int(vc.isinf(v)),
+                             vc.to_int(v == vc.inf_f32()), vc.to_int(v == vc.ninf_f32()))
+
+    x = rng.standard_normal(N).astype(np.float32)
+    special = rng.choice(N, 60, replace=False)
+    x[special[:20]], x[special[20:40]], x[special[40:]] = np.nan, np.inf, -np.inf
+    out = vd.Buffer((N,), vd.ivec4)
+    classify(out, vd.asbuffer(x))
+    expected = np.stack([np.isnan(x), np.isinf(x), x == np.inf, x == -np.inf], axis=1)
+    np.testing.assert_array_equal(out.read(0), expected.astype(np.int32))

@@ -6,7 +6,7 @@ import pytest
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
-from vkdispatch.codegen.abbreviations import Buff, f32, i32, u32
+from vkdispatch.codegen.abbreviations import Buff, f32, i32, iv4, u32, uv4
 
 N = 5000
 
@@ -176,3 +176,34 @@ def test_subgroup_float_add_and_max_match_numpy(context, rng):
                                rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(maxima.read(0),
                                   _group_reference(x, workgroups, subgroups, np.max))
+
+
+def test_subgroup_bitwise_min_and_elect_match_numpy(context, rng):
+    _require_subgroups(context)
+    local, groups = 64, 20
+    n = local * groups
+
+    @vd.shader("x.size", local_size=(local, 1, 1))
+    def subgroup_ops(out: Buff[iv4], meta: Buff[uv4], x: Buff[i32]):
+        i = vc.global_invocation_id().x
+        v = x[i].to_register("v")
+        out[i] = vc.to_ivec4(vc.subgroup_min(v), vc.subgroup_and(v), vc.subgroup_or(v),
+                             vc.subgroup_xor(v))
+        meta[i] = vc.to_uvec4(vc.subgroup_id(), vc.subgroup_size(), vc.subgroup_invocation_id(),
+                              vc.to_uint(vc.subgroup_elect()))
+
+    x = rng.integers(-1000, 1000, n, dtype=np.int32)
+    out, meta = vd.Buffer((n,), vd.ivec4), vd.Buffer((n,), vd.uvec4)
+    subgroup_ops(out, meta, vd.asbuffer(x))
+    result, info = out.read(0), meta.read(0)
+    workgroups, subgroups = np.arange(n) // local, info[:, 0]
+    size = int(info[0, 1])
+    assert (info[:, 1] == size).all() and 1 <= size <= local
+    assert (info[:, 2] < size).all()
+    for column, reduce in enumerate((np.min, np.bitwise_and.reduce, np.bitwise_or.reduce,
+                                     np.bitwise_xor.reduce)):
+        np.testing.assert_array_equal(result[:, column],
+                                      _group_reference(x, workgroups, subgroups, reduce))
+    # subgroupElect() is true in exactly one invocation of each subgroup
+    elected = _group_reference(info[:, 3].astype(np.int64), workgroups, subgroups, np.sum)
+    np.testing.assert_array_equal(elected, 1)

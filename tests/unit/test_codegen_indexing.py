@@ -177,3 +177,11 @@ def test_sampling_marks_the_image_read():
 def test_buffer_index_of_wrong_kind_raises_type_error(bad):
     with pytest.raises(TypeError, match="Index must be a ShaderVariable or int type"):
         trace(lambda out: out[bad], Buff[f32])
+
+
+def test_can_index_tells_which_values_take_an_index():
+    description, flags = trace(lambda a, f, v, z, m, t: [a.can_index, f.can_index, v.can_index,
+                                                         z.can_index, m.can_index, t.can_index],
+                               Buff[f32], Const[f32], Const[v2], Const[c64], Const[m3],
+                               Img2[f32])
+    assert flags == [True, False, True, True, True, False]

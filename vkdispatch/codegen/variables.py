@@ -127,6 +127,13 @@ class ShaderVariable(ArithmeticMixin):
         """The text to splice into a larger expression."""
         return self.name
 
+    @property
+    def can_index(self) -> bool:
+        """Whether ``self[i]`` is allowed (vectors, complex values, matrices, buffers)."""
+        if not self.is_value:
+            return self.kind_name == "buffer"
+        return not dt.is_scalar(self.var_type)
+
     def __repr__(self) -> str:
         return f"<{self.var_type.name} {self.name}>"
 
@@ -201,7 +208,7 @@ class ShaderVariable(ArithmeticMixin):
     def _number_text(self, value) -> str:
         target = self.var_type
         scalar = scalar_of(target)
-        if isinstance(value, float) and not literal_fits(value, scalar):
+        if not isinstance(value, numbers.Integral) and not literal_fits(value, scalar):
             raise InvalidTypeError(f"cannot assign the float {value!r} to '{self.name}' of type "
                                    f"{target.name}; use an int literal or cast with vc.to_int")
         if not literal_fits(value, scalar):

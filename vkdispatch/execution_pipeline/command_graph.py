@@ -18,7 +18,7 @@ from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.command_list import CommandList, normalize_blocks
 from vkdispatch.base.descriptor_set import DescriptorSet
-from vkdispatch.execution_pipeline.packing import field_bytes, pack_fields
+from vkdispatch.execution_pipeline.packing import field_bytes, packer_for
 from vkdispatch.errors import InvalidArgumentError
 
 __all__ = ["CommandGraph", "BufferBindInfo", "ImageBindInfo", "BoundVariableName"]
@@ -61,7 +61,7 @@ class _Dispatch:
     buffers: list[BufferBindInfo]
     uniform: bytes
     uniform_offset: int
-    pc_structure: list
+    pc_packer: object
     pc_values: dict
 
 
@@ -86,6 +86,7 @@ class CommandGraph(CommandList):
         self._uploaded_to: set[int] = set()
         self._recorded = False
         self._descriptor_sets: dict = {}
+        self._native_sequence: list = []  # (plan, set, blocks) recorded natively; kept alive
         self.name_to_pc_key_dict: dict[str, list[tuple[int, str]]] = {}
         self.queued_pc_values: dict[str, Any] = {}
 
@@ -104,11 +105,8 @@ class CommandGraph(CommandList):
         for info in bound_buffers:
             if info.shape_name is not None:
                 values[info.shape_name] = info.buffer.shader_shape
-        present = {e.name for e in shader_description.uniform_structure}
-        uniform = pack_fields(shader_description.uniform_structure,
-                              {k: v for k, v in values.items() if k in present},
-                              f"shader '{shader_description.name}'")
-        offset = self._append_uniform(uniform)
+        uniform = packer_for(shader_description, "uniform_structure").pack(
+            values, f"shader '{shader_description.name}'")
         index = len(self._dispatches)
         stored_pc = {}
         for name, value in (pc_values or {}).items():
@@ -117,16 +115,20 @@ class CommandGraph(CommandList):
                     raise InvalidArgumentError("Cannot bind Variables for default cmd list! Pass "
                                                "graph=<your CommandGraph> to the call.")
                 self.name_to_pc_key_dict.setdefault(value.name, []).append((index, name))
-                value = 0
+                value = None  # zeros until set_var
             stored_pc[name] = value
-        structure = shader_description.pc_structure
-        for element in structure:  # validate now, so the error points at the call
-            field_bytes(element, stored_pc[element.name], f"Var '{element.name}'")
+        pc_packer = packer_for(shader_description, "pc_structure")
+        pc_packer.pack(stored_pc, f"shader '{shader_description.name}' Var")  # fail at the call
+        offset = self._append_uniform(uniform)
         self._dispatches.append(_Dispatch(plan, normalize_blocks(blocks), list(bound_buffers),
-                                          uniform, offset, structure, stored_pc))
+                                          uniform, offset, pc_packer, stored_pc))
         self._recorded = False
         if self.submit_on_record:
-            self.submit()
+            try:
+                self.submit()
+            except BaseException:
+                self.reset()  # a failed immediate call must not linger in the graph
+                raise
 
     def _append_uniform(self, block: bytes) -> int:
         if not block:
@@ -183,19 +185,23 @@ class CommandGraph(CommandList):
             descriptor_set.bind_buffer(info.buffer, info.binding, read_access=info.read_access,
                                        write_access=info.write_access)
         if len(self._descriptor_sets) >= _DESCRIPTOR_CACHE_LIMIT:
-            self._descriptor_sets.pop(next(iter(self._descriptor_sets)))[1].destroy()
+            # Only forget it: the current recording may still use it (it is freed with it).
+            self._descriptor_sets.pop(next(iter(self._descriptor_sets)))
         self._descriptor_sets[key] = ([weakref.ref(i.buffer) for i in dispatch.buffers],
                                       descriptor_set)
         return descriptor_set
 
     def _record_native(self) -> None:
-        self._native.reset()
         if self._uniform:
             self._ensure_uniform_buffer()
-        for dispatch in self._dispatches:
-            size = len(dispatch.uniform)
-            descriptor_set = self._descriptor_set(dispatch, size)
-            self._native.record(dispatch.plan._native, descriptor_set._native, *dispatch.blocks)
+        sets = [self._descriptor_set(d, len(d.uniform)) for d in self._dispatches]
+        sequence = [(d.plan, s, d.blocks) for d, s in zip(self._dispatches, sets)]
+        # Immediate mode repeats the same call: the native recording can then be reused.
+        if sequence != self._native_sequence:
+            self._native.reset()
+            for plan, descriptor_set, blocks in sequence:
+                self._native.record(plan._native, descriptor_set._native, *blocks)
+            self._native_sequence = sequence
         self._recorded = True
 
     def _push_constant_data(self, instance_count: int) -> bytes:
@@ -206,9 +212,14 @@ class CommandGraph(CommandList):
         overrides = {(i, field): self.queued_pc_values[name]
                      for name, keys in self.name_to_pc_key_dict.items()
                      if name in self.queued_pc_values for i, field in keys}
+        if instance_count == 1:
+            return b"".join(
+                d.pc_packer.pack({e.name: overrides.get((i, e.name), d.pc_values[e.name])
+                                  for e in d.pc_packer.structure}, "Var")
+                for i, d in enumerate(self._dispatches))
         offset = 0
         for index, dispatch in enumerate(self._dispatches):
-            for element in dispatch.pc_structure:
+            for element in dispatch.pc_packer.structure:
                 value = overrides.get((index, element.name), dispatch.pc_values[element.name])
                 offset = self._write_pc(data, offset, element, value, instance_count)
         return data.tobytes()
@@ -223,9 +234,11 @@ class CommandGraph(CommandList):
         if instance_count > 1 and array.size == single * instance_count != single:
             rows = array.reshape(instance_count, -1)
             for k in range(instance_count):
-                data[k, offset:offset + width] = field_bytes(element, rows[k], what)
+                data[k, offset:offset + width] = np.frombuffer(
+                    field_bytes(element, rows[k], what), dtype=np.uint8)
         else:
-            data[:, offset:offset + width] = field_bytes(element, value, what)
+            data[:, offset:offset + width] = np.frombuffer(field_bytes(element, value, what),
+                                                           dtype=np.uint8)
         return offset + width
 
     def submit(self, instance_count: int | None = None, queue_index: int = -2) -> None:
@@ -265,7 +278,6 @@ class CommandGraph(CommandList):
         self.name_to_pc_key_dict.clear()
         self.queued_pc_values.clear()
         self._recorded = False
-        self._native.reset()
 
     def _destroy(self) -> None:
         for _refs, descriptor_set in self._descriptor_sets.values():

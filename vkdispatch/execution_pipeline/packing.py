@@ -1,43 +1,104 @@
-"""Host-side packing of uniform and push-constant blocks (GLSL ``scalar`` layout: members are
-tightly packed in block order, so the byte layout is the concatenation of the values)."""
+"""Host-side packing of uniform and push-constant blocks.
+
+The generated blocks use the GLSL ``scalar`` layout with members ordered so that each falls on
+its natural alignment; the host bytes are therefore the members' values back to back. A
+:class:`BlockPacker` compiles one block's layout into a ``struct`` format once, so packing a
+call's values costs one ``struct.pack``.
+"""
 from __future__ import annotations
 
 import math
+import numbers
+import struct
 
 import numpy as np
 
 from vkdispatch.base import dtype as dt
 from vkdispatch.errors import InvalidArgumentError
 
-__all__ = ["field_bytes", "pack_fields"]
+__all__ = ["BlockPacker", "field_bytes", "pack_fields", "packer_for"]
+
+_CODES = {"int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "int64": "q",
+          "uint64": "Q", "float16": "e", "float32": "f", "float64": "d", "bool": "I"}
 
 
-def field_bytes(element, value, what: str) -> np.ndarray:
-    """The bytes of one block member holding ``value`` (numbers, sequences or arrays)."""
-    var_type = element.dtype
+def _scalar_of(var_type):
     if dt.is_complex(var_type):
-        scalar = var_type.child_type
+        return var_type.child_type
+    return var_type.scalar or var_type
+
+
+def _value_count(element) -> int:
+    """Host scalars one member holds (complex numbers count as two)."""
+    per_element = math.prod(element.dtype.numpy_shape) * (2 if dt.is_complex(element.dtype)
+                                                          else 1)
+    return per_element * element.count
+
+
+def _flatten(element, value, what: str) -> list:
+    count = _value_count(element)
+    if value is None:
+        return [0] * count
+    if count == 1 and isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return [value]
+    if dt.is_complex(element.dtype):
         values = np.asarray(value, dtype=np.complex128).reshape(-1)
-        values = np.stack([values.real, values.imag], axis=-1)
+        flat = np.stack([values.real, values.imag], axis=-1).reshape(-1)
     else:
-        scalar = var_type.scalar or var_type
-        values = np.asarray(value)
-    count = math.prod(var_type.numpy_shape) * element.count * (2 if dt.is_complex(var_type)
-                                                               else 1)
-    host = np.dtype(scalar.name) if scalar.name != "bool" else np.dtype(np.uint32)
-    if values.size != count:
-        raise InvalidArgumentError(f"{what}: a {var_type.name} needs {count} value(s), got "
-                                   f"{values.size} ({value!r})")
-    if values.dtype.kind == "c":
-        raise InvalidArgumentError(f"{what}: complex value for a {var_type.name}")
-    return np.ascontiguousarray(values, dtype=host).reshape(-1).view(np.uint8)
+        flat = np.asarray(value).reshape(-1)
+        if flat.dtype.kind == "c":
+            raise InvalidArgumentError(f"{what}: complex value for a {element.dtype.name}")
+        if flat.dtype.kind not in "biuf":
+            raise InvalidArgumentError(f"{what}: expected numbers for a {element.dtype.name}, "
+                                       f"got {value!r}")
+    if flat.size != count:
+        raise InvalidArgumentError(f"{what}: a {element.dtype.name} needs {count} value(s), got "
+                                   f"{flat.size} ({value!r})")
+    return flat.tolist()
+
+
+class BlockPacker:
+    """Packs the members of one block (StructElements in block order) into bytes."""
+
+    def __init__(self, structure):
+        self.structure = list(structure)
+        self.names = [e.name for e in self.structure]
+        self.format = struct.Struct("<" + "".join(
+            _CODES[_scalar_of(e.dtype).name] * _value_count(e) for e in self.structure))
+        self.size = self.format.size
+
+    def pack(self, values: dict, what: str) -> bytes:
+        """The block's bytes; ``values`` maps every member name to its value."""
+        flat = []
+        for element in self.structure:
+            try:
+                value = values[element.name]
+            except KeyError:
+                raise InvalidArgumentError(f"{what}: no value for member "
+                                           f"'{element.name}'") from None
+            flat += _flatten(element, value, f"{what} '{element.name}'")
+        try:
+            return self.format.pack(*flat)
+        except (struct.error, OverflowError) as error:
+            raise InvalidArgumentError(f"{what}: a value does not fit its type ({error})") \
+                from None
+
+
+def packer_for(description, attribute: str) -> BlockPacker:
+    """The cached packer of a description's ``uniform_structure`` or ``pc_structure``."""
+    key = f"_{attribute}_packer"
+    packer = description.__dict__.get(key)
+    if packer is None:
+        packer = BlockPacker(getattr(description, attribute))
+        description.__dict__[key] = packer
+    return packer
+
+
+def field_bytes(element, value, what: str) -> bytes:
+    """The bytes of one member holding ``value`` (None gives zeros)."""
+    return BlockPacker([element]).pack({element.name: value}, what)
 
 
 def pack_fields(structure, values: dict, what: str) -> bytes:
-    """The block bytes for ``structure`` (StructElements, in block order) from ``values``."""
-    parts = []
-    for element in structure:
-        if element.name not in values:
-            raise InvalidArgumentError(f"{what}: no value for member '{element.name}'")
-        parts.append(field_bytes(element, values[element.name], f"{what} '{element.name}'"))
-    return b"".join(p.tobytes() for p in parts)
+    """The bytes of a block (StructElements in block order) from ``values``."""
+    return BlockPacker(structure).pack(values, what)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import uuid
 from typing import Any
 
 from vkdispatch.base.buffer import Buffer
@@ -79,10 +78,19 @@ class ShaderFunction:
         return check_local_size(requested, context.max_workgroup_size,
                                 context.max_workgroup_invocations)
 
+    def _check_shared_memory(self) -> None:
+        used = sum(a.dtype.item_size * a.size for a in self.shader_description.shared_arrays)
+        limit = get_context().max_shared_memory
+        if used > limit:
+            raise InvalidArgumentError(f"shader '{self.name}' declares {used} bytes of shared "
+                                       f"memory; the device allows {limit} "
+                                       "(max_compute_shared_memory_size)")
+
     def build(self) -> None:
         """Compiles the shader (once; later calls return at once)."""
         if self.ready:
             return
+        self._check_shared_memory()
         local_size = self._resolve_local_size()
         source = self.shader_description.make_source(*local_size)
         if runtime().native is not None:
@@ -101,7 +109,10 @@ class ShaderFunction:
         """The generated GLSL (compiled first unless ``build=False``)."""
         if build:
             self.build()
-        local_size = tuple(self.local_size) if self.ready else self._resolve_local_size()
+        if self.ready or (self.local_size is not None and not build):
+            local_size = tuple(self.local_size)  # no context needed for an explicit size
+        else:
+            local_size = self._resolve_local_size()
         source = self.source or self.shader_description.make_source(*local_size)
         numbers = get_shader_print_line_numbers() if line_numbers is None else line_numbers
         return ShaderSource(self.name, _render(source, numbers), local_size)
@@ -146,6 +157,9 @@ class ShaderFunction:
                     raise InvalidShaderArgumentError(
                         f"Expected a buffer for argument '{info.name}' of shader '{self.name}' "
                         f"but got {type(value).__name__} {value!r:.60}")
+                if value.destroyed:
+                    raise InvalidShaderArgumentError(
+                        f"argument '{info.name}' of shader '{self.name}' is a destroyed buffer")
                 read, write = access[info.binding]
                 buffers.append(BufferBindInfo(value, info.binding, info.shader_shape_name,
                                               read, write))
@@ -189,7 +203,7 @@ class ShaderFunction:
             graph.context.max_workgroup_count)
         buffers, uniforms, push_constants = self._resources(values)
         graph.record_shader(self.plan, self.shader_description, limits, blocks, buffers, (),
-                            uniforms, push_constants, f"{self.name}.{uuid.uuid4()}")
+                            uniforms, push_constants, self.name)
 
 
 def make_shader_function(description: ShaderDescription, local_size=None, workgroups=None,

@@ -52,3 +52,6 @@ cdef extern from "vkdispatch/command_list.hpp" namespace "vkdispatch" nogil:
         uint64_t submit(const uint8_t* push_constants, size_t size, uint32_t instance_count,
                         int queue_index, Buffer* uniform_buffer, const uint8_t* uniform_data,
                         size_t uniform_size) except +raiseNativeError
+
+cdef extern from "vkdispatch/raw_submit.hpp" namespace "vkdispatch" nogil:
+    double rawSubmitWaitMicroseconds(Context& context, int iterations) except +raiseNativeError

@@ -205,7 +205,7 @@ cdef class NativeContext:
     cdef NativeInstance instance
     cdef unique_ptr[rt.Context] ptr
     cdef unique_ptr[rt.TransferEngine] transfers
-    cdef object compute_objects  # WeakSet of plans, sets, lists, caches: closed before the context
+    cdef object compute_objects  # WeakSet of buffers, plans, sets, lists, caches: closed first
 
     def __cinit__(self, NativeInstance instance, list device_indices, list queue_families,
                   uint64_t chunk_bytes=16 << 20, int chunk_count=3, int copy_threads=0,
@@ -223,24 +223,34 @@ cdef class NativeContext:
         self.transfers.reset(new rt.TransferEngine(self.ptr.get()[0], options))
         _check_validation()
 
+    cdef int _check_open(self) except -1:
+        if not self.ptr:
+            raise _class_for("runtime")("the context was closed")
+        return 0
+
     @property
     def queue_count(self):
+        self._check_open()
         return self.ptr.get().queueCount()
 
     def wait_idle(self, int queue_index=-1):
         """Waits for all work submitted to one queue, or to every queue when -1."""
+        self._check_open()
         with nogil:
             self.ptr.get().waitIdle(queue_index)
         _check_validation()
 
     def submitted_value(self, int queue_index):
         """Timeline value of the latest submission to a queue (0 before any)."""
+        self._check_open()
         return self.ptr.get().queue(queue_index, b"queue_index").lastSubmitted()
 
     def completed(self, int queue_index, uint64_t value):
+        self._check_open()
         return self.ptr.get().queue(queue_index, b"queue_index").completed(value)
 
     def wait(self, int queue_index, uint64_t value):
+        self._check_open()
         cdef rt.Queue* queue = &self.ptr.get().queue(queue_index, b"queue_index")
         with nogil:
             queue.wait(value)
@@ -248,13 +258,14 @@ cdef class NativeContext:
 
     def queue_device_index(self, int queue_index):
         """Position in the context's device list of the device that owns a queue."""
+        self._check_open()
         return self.ptr.get().deviceIndexOfQueue(queue_index)
 
     def close(self):
         """Frees the context now (after its queues finish) instead of at garbage collection.
 
-        Compute objects (plans, descriptor sets, command lists, pipeline caches) still open are
-        closed first, so no native object outlives its device.
+        Objects still open (buffers, plans, descriptor sets, command lists, pipeline caches)
+        are closed first, so no native object outlives its device.
         """
         for obj in list(self.compute_objects):
             obj.close()
@@ -268,20 +279,29 @@ cdef class NativeBuffer:
     """Device memory with one replica per queue of its context."""
     cdef NativeContext context
     cdef unique_ptr[rt.Buffer] ptr
+    cdef object __weakref__
 
     def __cinit__(self, NativeContext context, uint64_t size):
+        cdef rt.Context* native_ctx = _open_context(context, self)
         self.context = context
-        self.ptr.reset(new rt.Buffer(context.ptr.get()[0], size))
+        self.ptr.reset(new rt.Buffer(native_ctx[0], size))
         _check_validation()
+
+    cdef int _check_open(self) except -1:
+        if not self.ptr or not self.context.ptr:
+            raise _class_for("runtime")("the buffer was closed")
+        return 0
 
     @property
     def size(self):
+        self._check_open()
         return self.ptr.get().size()
 
     def write(self, const uint8_t[::1] data, uint64_t offset=0, int queue_index=-1):
         """Copies ``data`` (bytes) to ``offset`` of one replica, or every replica when -1."""
         cdef const void* src = &data[0] if data.shape[0] else NULL
         cdef uint64_t size = data.shape[0]
+        self._check_open()
         with nogil:
             self.context.transfers.get().write(self.ptr.get()[0], src, size, offset, queue_index)
         _check_validation()
@@ -290,6 +310,7 @@ cdef class NativeBuffer:
         """Fills ``out`` (bytes) from ``offset`` of replica ``queue_index``."""
         cdef void* dst = &out[0] if out.shape[0] else NULL
         cdef uint64_t size = out.shape[0]
+        self._check_open()
         with nogil:
             self.context.transfers.get().read(self.ptr.get()[0], dst, size, offset, queue_index)
         _check_validation()
@@ -505,16 +526,17 @@ cdef class NativeCommandList:
         self.ptr.reset(new cp.CommandList(native_ctx[0]))
         _check_validation()
 
-    def record(self, NativeComputePlan plan, NativeDescriptorSet descriptor_set, int x, int y,
-               int z):
+    def record(self, NativeComputePlan plan, NativeDescriptorSet descriptor_set, int64_t x,
+               int64_t y, int64_t z):
         """Appends a dispatch of (x, y, z) workgroups of ``plan`` with ``descriptor_set``."""
         cdef array3 blocks
         self._check_open()
         plan._check_open()
         descriptor_set._check_open()
         for axis, value in (("x", x), ("y", y), ("z", z)):
-            if value <= 0:
-                _invalid(f"blocks: {axis} = {value} workgroups; expected at least 1")
+            if value <= 0 or value > 0xFFFFFFFF:
+                _invalid(f"blocks: {axis} = {value} workgroups; expected 1 .. 2**32-1 (and at "
+                         f"most the device's maxComputeWorkGroupCount)")
         blocks[0] = x
         blocks[1] = y
         blocks[2] = z
@@ -589,3 +611,14 @@ cdef class NativeCommandList:
         self.plans = []
         self.sets = []
         _check_validation()
+
+
+def raw_submit_wait_us(NativeContext ctx, int iterations):
+    """Reference latency (us) of a plain-Vulkan submit + fence wait of a tiny dispatch on
+    queue 0 (see raw_submit.hpp); the queue must not be used by other threads meanwhile."""
+    ctx._check_open()
+    cdef double result
+    with nogil:
+        result = cp.rawSubmitWaitMicroseconds(ctx.ptr.get()[0], iterations)
+    _check_validation()
+    return result

@@ -38,6 +38,9 @@ public:
     void retire(uint64_t value, std::function<void()> deleter);
 
     uint32_t family() const noexcept { return m_family; }
+    /// The raw queue, for reference measurements that bypass submit() (the queue must be idle
+    /// and no other thread may submit meanwhile).
+    VkQueue handle() const noexcept { return m_queue; }
     int globalIndex() const noexcept { return m_global_index; }
     VkDevice device() const noexcept { return m_device; }
 

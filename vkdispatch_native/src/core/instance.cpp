@@ -84,7 +84,10 @@ void Instance::createInstance(const InstanceOptions& options) {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "vkdispatch";
     app.pEngineName = "vkdispatch";
-    app.apiVersion = VK_API_VERSION_1_2;
+    // 1.3 where the loader has it: core 1.3 features (e.g. non-semantic info for shader printf)
+    // are then available on 1.3 drivers that no longer list them as extensions.
+    app.apiVersion = volkGetInstanceVersion() >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3
+                                                                   : VK_API_VERSION_1_2;
 
     std::vector<const char*> layers;
     std::vector<const char*> extensions;
