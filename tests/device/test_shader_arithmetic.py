@@ -189,7 +189,7 @@ def test_in_place_operators_update_buffer_elements(context, rng):
     b = rng.integers(0, 10 ** 6, N, dtype=np.int32)
     abuf, bbuf = _buffer(a), _buffer(b)
     update(abuf, bbuf, 0.75)
-    np.testing.assert_allclose(abuf.read(0), (a + np.float32(0.75)) * 2 - 1, rtol=1e-6)
+    np.testing.assert_allclose(abuf.read(0), (a + np.float32(0.75)) * 2 - 1, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(bbuf.read(0), (b + 5) * 3 // 2)
 
 
@@ -251,7 +251,7 @@ def test_ivec2_and_vec3_buffers_round_trip_through_registers(context, rng):
                                                           ints[:, 0] - ints[:, 1]], 1))
     expected = np.stack([floats[:, 2], floats[:, 0] + floats[:, 1],
                          ints[:, 0].astype(np.float32)], 1)
-    np.testing.assert_allclose(vbuf.read(0), expected, rtol=1e-6)
+    np.testing.assert_allclose(vbuf.read(0), expected, rtol=1e-6, atol=1e-6)
 
 
 def test_mult_complex_matches_numpy_products(context, rng):

@@ -109,11 +109,11 @@ def test_parameter_defaults_apply_and_keywords_override(context, rng):
     out = vd.Buffer((N,), vd.float32)
     xbuf = vd.asbuffer(x)
     affine(out, xbuf)
-    np.testing.assert_allclose(out.read(0), x * 2 - 1, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), x * 2 - 1, rtol=1e-6, atol=1e-6)
     affine(out, xbuf, bias=0.5)
-    np.testing.assert_allclose(out.read(0), x * 2 + 0.5, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), x * 2 + 0.5, rtol=1e-6, atol=1e-6)
     affine(x=xbuf, out=out, scale=-3.0)
-    np.testing.assert_allclose(out.read(0), x * -3 - 1, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), x * -3 - 1, rtol=1e-6, atol=1e-6)
 
 
 def test_omitted_parameters_with_none_default_read_zero(context, rng):
@@ -127,10 +127,10 @@ def test_omitted_parameters_with_none_default_read_zero(context, rng):
     x = rng.standard_normal(N).astype(np.float32)
     out, iout = vd.Buffer((N,), vd.float32), vd.Buffer((N,), vd.int32)
     optional(out, iout, vd.asbuffer(x))
-    np.testing.assert_allclose(out.read(0), x * 3, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), x * 3, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(iout.read(0), np.trunc(x * np.float32(100)).astype(np.int32))
     optional(out, iout, vd.asbuffer(x), 1.5, -4, (0.25, 0.5), (0, 0, 0, 2))  # given: used
-    np.testing.assert_allclose(out.read(0), x * 3 + 1.5 + 0.75 + 2, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), x * 3 + 1.5 + 0.75 + 2, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(iout.read(0),
                                   np.trunc(x * np.float32(100)).astype(np.int32) - 4)
 

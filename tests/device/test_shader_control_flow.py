@@ -31,7 +31,7 @@ def test_if_else_if_else_selects_branch_per_element(context, rng):
     classify(out, vd.asbuffer(x), -1.0, 2.5)
     expected = np.where(x < -1, x * 2, np.where(x < 2.5, x + 100,
                                                 np.where(x == 2.5, -1.0, np.sqrt(np.abs(x)))))
-    np.testing.assert_allclose(out.read(0), expected, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), expected, rtol=1e-6, atol=1e-6)
 
 
 def test_nested_if_blocks_on_integers_match_numpy(context, rng):
@@ -118,7 +118,7 @@ def test_early_return_leaves_skipped_elements_untouched(context, rng):
     before = rng.standard_normal(N).astype(np.float32) + 50
     out = vd.asbuffer(before)
     guarded(out, vd.asbuffer(x))
-    np.testing.assert_allclose(out.read(0), np.where(x < 0, before, x * 10), rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), np.where(x < 0, before, x * 10), rtol=1e-6, atol=1e-6)
 
 
 def test_any_and_all_combine_conditions(context, rng):

@@ -257,7 +257,7 @@ def test_graph_with_destroyed_buffer_raises_at_submit_and_can_be_rerecorded(cont
     graph.reset()
     copy_shader(out, src, 2.0, 1.0, graph=graph)
     graph.submit()
-    np.testing.assert_allclose(out.read(0), src.read(0) * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), src.read(0) * 2 + 1, rtol=1e-6, atol=1e-6)
     graph.destroy()
     healthy(rng)
 
@@ -270,7 +270,7 @@ def test_set_var_of_unbound_name_raises_value_error(context, rng, healthy, copy_
         graph.set_var("offset", 1.0)
     graph.set_var("v", 0.5)            # the graph itself is fine
     graph.submit()
-    np.testing.assert_allclose(out.read(0), src.read(0) * 2 + 0.5, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), src.read(0) * 2 + 0.5, rtol=1e-6, atol=1e-6)
     graph.destroy()
     healthy(rng)
 

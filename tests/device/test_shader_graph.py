@@ -61,7 +61,7 @@ def test_set_var_value_persists_across_later_submits(context, rng, graph, affine
     graph.set_var("k", -2.0)
     graph.submit()
     graph.submit()
-    np.testing.assert_allclose(x.read(0), (start * -2 + 0.5) * -2 + 0.5, rtol=1e-6)
+    np.testing.assert_allclose(x.read(0), (start * -2 + 0.5) * -2 + 0.5, rtol=1e-6, atol=1e-6)
 
 
 def test_unset_bound_var_reads_zero(context, rng, graph, affine_shader):
@@ -157,13 +157,13 @@ def test_graph_reset_and_rerecord_runs_only_new_calls(context, rng, graph, affin
     graph.submit()
     graph.reset()
     graph.submit()                      # nothing recorded: no effect
-    np.testing.assert_allclose(x.read(0), start * 3 + 1, rtol=1e-6)
+    np.testing.assert_allclose(x.read(0), start * 3 + 1, rtol=1e-6, atol=1e-6)
     with pytest.raises(ValueError):
         graph.set_var("k", 1.0)         # reset forgot the bound names
     affine_shader(x, -1.0, graph.bind_var("b"), graph=graph)
     graph.set_var("b", 0.25)
     graph.submit()
-    np.testing.assert_allclose(x.read(0), -(start * 3 + 1) + 0.25, rtol=1e-6)
+    np.testing.assert_allclose(x.read(0), -(start * 3 + 1) + 0.25, rtol=1e-6, atol=1e-6)
 
 
 def test_set_global_graph_records_calls_without_graph_argument(context, rng, graph,
@@ -225,8 +225,8 @@ def test_graph_replays_see_each_others_results(context, rng, graph):
     copy_add(a, b, graph=graph)          # a = b + 1
     for _ in range(5):
         graph.submit()
-    np.testing.assert_allclose(a.read(0), start + 10, rtol=1e-6)
-    np.testing.assert_allclose(b.read(0), start + 9, rtol=1e-6)
+    np.testing.assert_allclose(a.read(0), start + 10, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(b.read(0), start + 9, rtol=1e-6, atol=1e-6)
 
 
 def test_buffer_read_only_in_condition_is_ordered_after_its_writer(context, rng, graph):

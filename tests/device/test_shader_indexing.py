@@ -87,7 +87,7 @@ def test_unravel_index_of_2d_invocation_ids_fills_row_major_grid(context, rng):
     grid = vd.Buffer(shape, vd.float32)
     fill(grid, vd.asbuffer(src))
     rows, cols = np.indices(shape)
-    np.testing.assert_allclose(grid.read(0), src * 2 + rows * 1000 + cols, rtol=1e-6)
+    np.testing.assert_allclose(grid.read(0), src * 2 + rows * 1000 + cols, rtol=1e-6, atol=1e-6)
 
 
 def test_unravel_index_of_3d_invocation_ids_fills_volume(context, rng):

@@ -220,7 +220,7 @@ def test_manually_traced_shader_function_runs(context, rng):
     values = rng.standard_normal(1111).astype(np.float32)
     data = vd.asbuffer(values)
     function(data, 0.5)
-    np.testing.assert_allclose(data.read(0), values * 2 + 0.5, rtol=1e-6)
+    np.testing.assert_allclose(data.read(0), values * 2 + 0.5, rtol=1e-6, atol=1e-6)
 
 
 def test_explicit_argument_annotations_names_and_defaults(context, rng):
@@ -233,6 +233,6 @@ def test_explicit_argument_annotations_names_and_defaults(context, rng):
     values = rng.standard_normal(900).astype(np.float32)
     out = vd.Buffer((900,), vd.float32)
     scaled(out, vd.asbuffer(values))
-    np.testing.assert_allclose(out.read(0), values * 4, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), values * 4, rtol=1e-6, atol=1e-6)
     scaled(out, x=vd.asbuffer(values), k=-1.0)
-    np.testing.assert_allclose(out.read(0), -values, rtol=1e-6)
+    np.testing.assert_allclose(out.read(0), -values, rtol=1e-6, atol=1e-6)

@@ -11,7 +11,8 @@ class HandleRegistry:
     """The live handles of one context, held weakly, so the context can free them all first."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # Re-entrant: garbage collection may run a finalizer while the lock is held.
+        self._lock = threading.RLock()
         self._live: weakref.WeakSet[Handle] = weakref.WeakSet()
 
     def add(self, handle: Handle) -> None:
@@ -62,7 +63,12 @@ class Handle:
         return self._destroyed
 
     def __del__(self) -> None:
+        # The registry holds the handle weakly and forgets it by itself; a finalizer must not
+        # take its lock (it may run from inside the registry, when an add triggers the GC).
+        if self._destroyed:
+            return
+        self._destroyed = True
         try:
-            self.destroy()
+            self._destroy()
         except Exception:  # interpreter shutdown: modules may already be torn down
             pass

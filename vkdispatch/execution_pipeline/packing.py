@@ -41,6 +41,9 @@ def _flatten(element, value, what: str) -> list:
         return [0] * count
     if count == 1 and isinstance(value, numbers.Real) and not isinstance(value, bool):
         return [value]
+    if type(value) in (tuple, list) and len(value) == count and not dt.is_complex(element.dtype) \
+            and all(type(v) in (int, float) for v in value):
+        return list(value)  # the common case (launch limits, buffer shapes): no numpy
     if dt.is_complex(element.dtype):
         values = np.asarray(value, dtype=np.complex128).reshape(-1)
         flat = np.stack([values.real, values.imag], axis=-1).reshape(-1)
