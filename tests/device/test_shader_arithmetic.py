@@ -155,7 +155,8 @@ def test_casts_between_int_uint_and_float_match_numpy(context, rng):
     np.testing.assert_array_equal(u.read(0), np.trunc(np.abs(src)).astype(np.uint32) + index)
     tenths = np.trunc(src * np.float32(10)).astype(np.int32).astype(np.float32)
     expected = tenths / np.float32(10) + index.astype(np.float32)   # float32 arithmetic
-    np.testing.assert_allclose(f.read(0), expected, rtol=1e-6, atol=1e-5)
+    # Vulkan allows 2.5 ulp for float division (GPUs multiply by the reciprocal).
+    np.testing.assert_allclose(f.read(0), expected, rtol=1e-6, atol=3e-4)
 
 
 def test_int_literal_assigned_to_float_target_is_converted(context, rng):
