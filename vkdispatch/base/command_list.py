@@ -11,6 +11,9 @@ __all__ = ["CommandList", "normalize_blocks"]
 
 
 def normalize_blocks(blocks) -> tuple[int, int, int]:
+    """``blocks`` as a tuple of 3 ints (the workgroup counts of a dispatch)."""
+    if type(blocks) is tuple and len(blocks) == 3 and all(type(b) is int for b in blocks):
+        return blocks
     try:
         values = tuple(int(b) for b in blocks)
     except TypeError:

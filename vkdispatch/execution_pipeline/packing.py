@@ -41,9 +41,6 @@ def _flatten(element, value, what: str) -> list:
         return [0] * count
     if count == 1 and isinstance(value, numbers.Real) and not isinstance(value, bool):
         return [value]
-    if type(value) in (tuple, list) and len(value) == count and not dt.is_complex(element.dtype) \
-            and all(type(v) in (int, float) for v in value):
-        return list(value)  # the common case (launch limits, buffer shapes): no numpy
     if dt.is_complex(element.dtype):
         values = np.asarray(value, dtype=np.complex128).reshape(-1)
         flat = np.stack([values.real, values.imag], axis=-1).reshape(-1)
@@ -66,6 +63,8 @@ class BlockPacker:
     def __init__(self, structure):
         self.structure = list(structure)
         self.names = [e.name for e in self.structure]
+        # (element, scalar count, whether plain numbers can be packed as given)
+        self._fields = [(e, _value_count(e), not dt.is_complex(e.dtype)) for e in self.structure]
         self.format = struct.Struct("<" + "".join(
             _CODES[_scalar_of(e.dtype).name] * _value_count(e) for e in self.structure))
         self.size = self.format.size
@@ -73,13 +72,20 @@ class BlockPacker:
     def pack(self, values: dict, what: str) -> bytes:
         """The block's bytes; ``values`` maps every member name to its value."""
         flat = []
-        for element in self.structure:
+        for element, count, plain in self._fields:
             try:
                 value = values[element.name]
             except KeyError:
                 raise InvalidArgumentError(f"{what}: no value for member "
                                            f"'{element.name}'") from None
-            flat += _flatten(element, value, f"{what} '{element.name}'")
+            kind = type(value)
+            if plain and count == 1 and (kind is float or kind is int):
+                flat.append(value)  # the common cases first: no numpy, no checks to repeat
+            elif plain and (kind is tuple or kind is list) and len(value) == count and \
+                    all(type(v) is int or type(v) is float for v in value):
+                flat += value
+            else:
+                flat += _flatten(element, value, f"{what} '{element.name}'")
         try:
             return self.format.pack(*flat)
         except (struct.error, OverflowError) as error:

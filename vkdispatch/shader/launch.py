@@ -36,6 +36,8 @@ class LaunchParametersHolder:
 
 def normalize_dimensions(value, what: str) -> tuple[int, int, int]:
     """An int or a tuple of 1-3 ints as a 3-tuple padded with 1s."""
+    if type(value) is int:
+        return (value, 1, 1)
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return (int(value), 1, 1)
     if not isinstance(value, tuple):

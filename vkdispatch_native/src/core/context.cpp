@@ -34,6 +34,10 @@ Context::Context(const Instance& instance, const std::vector<int>& device_indice
             m_queue_device_indices.push_back(static_cast<int>(m_devices.size()) - 1);
         }
     }
+    // Drivers finish initialising a queue on its first submission; pay that here, once, so
+    // the first real dispatch of the process is not charged a millisecond for it.
+    for (Queue* queue : m_queues) queue->submit([](VkCommandBuffer) {});
+    waitIdle(-1);
 }
 
 Queue& Context::queue(int index, const char* what) const {
