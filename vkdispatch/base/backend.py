@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-from vkdispatch.errors import BackendUnavailableError, InvalidArgumentError
+from vkdispatch.errors import NATIVE_ERROR_CLASSES, BackendUnavailableError, InvalidArgumentError
 
 __all__ = ["BACKEND_NAMES", "normalize_backend", "requested_backend", "load_native",
            "dummy_device_fields"]
@@ -40,13 +40,11 @@ def requested_backend(explicit: str | None) -> str:
 def load_native() -> ModuleType:
     """Imports the native extension, installing the Python exception classes into it."""
     try:
-        from vkdispatch import _native
+        from vkdispatch import _native  # lazy: the dummy backend works without the extension
     except ImportError as error:
         raise BackendUnavailableError(
             "vulkan", f"the native extension failed to load ({error}); reinstall vkdispatch "
             "with the system packages in place (`make setup`)") from error
-    from vkdispatch.errors import NATIVE_ERROR_CLASSES
-
     _native.set_error_classes(NATIVE_ERROR_CLASSES)
     return _native
 

@@ -12,19 +12,11 @@ from typing import Any
 
 from vkdispatch.base import dtype as dt
 from vkdispatch.codegen.coercion import scalar_of
+from vkdispatch.codegen.flags import ShaderFlags
 from vkdispatch.codegen.glsl import GLSLBackend
 
 __all__ = ["ShaderFlags", "BindingType", "StructElement", "ShaderBinding", "ShaderArgumentType",
            "ShaderArgumentInfo", "ShaderDescription", "ShaderBuilder", "SharedArray"]
-
-
-class ShaderFlags(enum.IntFlag):
-    """Options of a traced shader."""
-
-    NONE = 0
-    NO_SUBGROUP_OPS = 1  #: omit the subgroup extension line
-    NO_PRINTF = 2  #: omit the debug-printf extension line
-    NO_EXEC_BOUNDS = 4  #: no ``exec_count`` uniform and no bounds guard
 
 
 class BindingType(enum.Enum):

@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vkdispatch.base import dtype as dt
+from vkdispatch.codegen.flags import ShaderFlags
+from vkdispatch.errors import InvalidStateError
 
 if TYPE_CHECKING:  # the builder imports this module; types only
     from vkdispatch.codegen.builder import ShaderBuilder, ShaderDescription
@@ -56,10 +58,9 @@ class GLSLBackend(CodeGenBackend):
 
     def extensions(self, builder: ShaderBuilder) -> list[str]:
         lines = ["GL_EXT_scalar_block_layout"]
-        from_flags = ShaderFlagsView(builder.flags)
-        if builder.uses_subgroups and not from_flags.no_subgroup_ops:
+        if builder.uses_subgroups and not builder.flags & ShaderFlags.NO_SUBGROUP_OPS:
             lines.append(_SUBGROUP_EXTENSION)
-        if builder.uses_printf and not from_flags.no_printf:
+        if builder.uses_printf and not builder.flags & ShaderFlags.NO_PRINTF:
             lines.append(_PRINTF_EXTENSION)
         types = {_SCALAR_EXTENSIONS.get(_component_scalar(t)) for t in builder.used_types}
         lines += sorted(t for t in types if t)
@@ -107,18 +108,8 @@ class GLSLBackend(CodeGenBackend):
                 f"void main() {{\n{description.body}\n}}\n")
 
 
-class ShaderFlagsView:
-    """Reads the flag bits without importing the builder (which imports this module)."""
-
-    def __init__(self, flags: int):
-        self.no_subgroup_ops = bool(flags & 1)
-        self.no_printf = bool(flags & 2)
-
-
 class _UnsupportedBackend(CodeGenBackend):
     def __init__(self) -> None:
-        from vkdispatch.errors import InvalidStateError
-
         raise InvalidStateError(f"the {self.name} code generator is not part of this Vulkan "
                                 "build of vkdispatch; use the GLSL backend")
 
