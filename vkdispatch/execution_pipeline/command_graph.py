@@ -83,7 +83,10 @@ class CommandGraph(CommandList):
         self._dispatches: list[_Dispatch] = []
         self._uniform = bytearray()
         self._uniform_buffer: Buffer | None = None
+        # Queues whose replica of the uniform buffer holds exactly _uploaded_bytes: repeated
+        # calls with the same values (immediate mode) then skip the upload.
         self._uploaded_to: set[int] = set()
+        self._uploaded_bytes: bytes | None = None
         self._recorded = False
         self._descriptor_sets: dict = {}
         self._native_sequence: list = []  # (plan, set, blocks) recorded natively; kept alive
@@ -137,7 +140,6 @@ class CommandGraph(CommandList):
         offset = -len(self._uniform) % alignment + len(self._uniform)
         self._uniform.extend(b"\0" * (offset - len(self._uniform)))
         self._uniform.extend(block)
-        self._uploaded_to.clear()
         return offset
 
     def bind_var(self, name: str) -> BoundVariableName:
@@ -167,6 +169,7 @@ class CommandGraph(CommandList):
         self._uniform_buffer = Buffer((capacity,), dt.uint32)
         self._descriptor_sets.clear()
         self._uploaded_to.clear()
+        self._uploaded_bytes = None
 
     def _descriptor_set(self, dispatch: _Dispatch, uniform_size: int) -> DescriptorSet:
         key = (dispatch.plan, dispatch.uniform_offset, uniform_size,
@@ -256,11 +259,13 @@ class CommandGraph(CommandList):
         if not self._recorded:
             self._record_native()
         targets = set(range(self.context.queue_count)) if queue_index == -2 else {queue_index}
-        send_uniform = bool(self._uniform) and (queue_index == -1
-                                                or not targets <= self._uploaded_to)
+        payload = bytes(self._uniform)
+        if payload != self._uploaded_bytes:
+            self._uploaded_bytes, self._uploaded_to = payload, set()
+        send_uniform = bool(payload) and (queue_index == -1 or not targets <= self._uploaded_to)
         super().submit(self._push_constant_data(instance_count), queue_index, instance_count,
                        uniform_buffer=self._uniform_buffer if send_uniform else None,
-                       uniform_data=bytes(self._uniform) if send_uniform else b"")
+                       uniform_data=payload if send_uniform else b"")
         if send_uniform and queue_index != -1:
             self._uploaded_to |= targets
         if self._reset_on_submit:
@@ -274,7 +279,6 @@ class CommandGraph(CommandList):
         """Forgets recorded calls and bound variables (keeps caches and the uniform buffer)."""
         self._dispatches.clear()
         self._uniform.clear()
-        self._uploaded_to.clear()
         self.name_to_pc_key_dict.clear()
         self.queued_pc_values.clear()
         self._recorded = False
