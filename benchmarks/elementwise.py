@@ -81,8 +81,13 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     rng = np.random.default_rng(0)
+    max_floats = vd.get_context().max_workgroup_count[0] * 256
     for log2 in args.sizes:
         n = 1 << log2
+        if n > max_floats:
+            print(f"{n:>10} | skipped: needs more than {max_floats // 256} workgroups of 256 "
+                  "(a 1-D launch limit of this device)")
+            continue
         host_x = rng.standard_normal(n).astype(np.float32)
         host_y = rng.standard_normal(n).astype(np.float32)
         x, y = vd.asbuffer(host_x), vd.asbuffer(host_y)
