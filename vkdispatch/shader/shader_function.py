@@ -189,9 +189,10 @@ class ShaderFunction:
     def __call__(self, *args, graph: CommandGraph | None = None, exec_size=None,
                  workgroups=None, **kwargs) -> None:
         """Records one dispatch (submitted at once unless ``graph`` defers it)."""
-        if runtime().native is None:
-            raise DummyBackendError("Cannot execute shader functions with dummy backend!")
-        self.build()
+        if not self.ready:
+            if runtime().native is None:
+                raise DummyBackendError("Cannot execute shader functions with dummy backend!")
+            self.build()
         values = self._bind(args, kwargs)
         if graph is None:
             graph = global_graph()
