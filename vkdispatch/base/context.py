@@ -63,6 +63,7 @@ class Context:
         if not self.dummy:
             self._native = rt.native.NativeContext(rt.instance, self.mapped_device_ids,
                                                    self.queue_families)
+            self.pipeline_cache()  # load it now: the first new kernel should not wait for it
         self.refresh_limits_from_device_infos()
 
     @property
