@@ -114,7 +114,15 @@ class ExecutionBounds:
             limits = tuple(b * s for b, s in zip(blocks, self.local_size))
         if exec_size is not None:
             limits = self.process_input(exec_size, holder, "exec_size")
-            blocks = tuple((e + s - 1) // s for e, s in zip(limits, self.local_size))
+            (ex, ey, ez), (sx, sy, sz) = limits, self.local_size
+            blocks = (-(-ex // sx), -(-ey // sy), -(-ez // sz))  # ceiling division
+        bx, by, bz = blocks
+        if 0 < bx <= max_count[0] and 0 < by <= max_count[1] and 0 < bz <= max_count[2]:
+            return blocks, limits
+        self._raise_for_counts(blocks, limits, max_count)
+
+    @staticmethod
+    def _raise_for_counts(blocks, limits, max_count) -> None:
         for axis, (count, limit) in enumerate(zip(blocks, max_count)):
             if count <= 0:
                 raise InvalidArgumentError(
@@ -123,4 +131,3 @@ class ExecutionBounds:
             if count > limit:
                 raise InvalidArgumentError(f"Workgroup count ({count}) for dimension {axis} "
                                            f"exceeds maximum allowed size ({limit})!")
-        return blocks, limits
