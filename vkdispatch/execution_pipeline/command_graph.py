@@ -82,6 +82,7 @@ class CommandGraph(CommandList):
         self._reset_on_submit = reset_on_submit
         self._dispatches: list[_Dispatch] = []
         self._uniform = bytearray()
+        self._uniform_alignment = max(4, self.context.uniform_buffer_alignment)
         self._uniform_buffer: Buffer | None = None
         # Queues whose replica of the uniform buffer holds exactly _uploaded_bytes: repeated
         # calls with the same values (immediate mode) then skip the upload.
@@ -121,7 +122,8 @@ class CommandGraph(CommandList):
                 value = None  # zeros until set_var
             stored_pc[name] = value
         pc_packer = packer_for(shader_description, "pc_structure")
-        pc_packer.pack(stored_pc, f"shader '{shader_description.name}' Var")  # fail at the call
+        if pc_packer.size:
+            pc_packer.pack(stored_pc, f"shader '{shader_description.name}' Var")  # fail now
         offset = self._append_uniform(uniform)
         self._dispatches.append(_Dispatch(plan, normalize_blocks(blocks), list(bound_buffers),
                                           uniform, offset, pc_packer, stored_pc))
@@ -136,7 +138,7 @@ class CommandGraph(CommandList):
     def _append_uniform(self, block: bytes) -> int:
         if not block:
             return -1
-        alignment = max(4, self.context.uniform_buffer_alignment)
+        alignment = self._uniform_alignment
         offset = -len(self._uniform) % alignment + len(self._uniform)
         self._uniform.extend(b"\0" * (offset - len(self._uniform)))
         self._uniform.extend(block)
