@@ -29,6 +29,8 @@ _DESCRIPTOR_CACHE_LIMIT = 512
 
 @dataclasses.dataclass
 class BufferBindInfo:
+    """A buffer argument of one recorded call: its binding slot, shape uniform and access."""
+
     buffer: Buffer
     binding: int
     shape_name: str | None
@@ -38,6 +40,8 @@ class BufferBindInfo:
 
 @dataclasses.dataclass
 class ImageBindInfo:
+    """An image argument of one recorded call (images arrive with the images feature)."""
+
     sampler: Any
     binding: int
     read_access: bool
@@ -51,6 +55,7 @@ class BoundVariableName:
     name: str
 
     def __call__(self, *_args):
+        # Callable like the reference's bind_var result, so code testing callable() still works.
         return self.name
 
 
