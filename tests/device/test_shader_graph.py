@@ -72,12 +72,19 @@ def test_unset_bound_var_reads_zero(context, rng, graph, affine_shader):
     np.testing.assert_array_equal(x.read(0), np.full(N, 4.0, np.float32))
 
 
-def test_instance_count_three_accumulates_per_instance_values(context, rng, graph):
+@pytest.fixture(scope="module")
+def accumulate(context):
+    """x[i] += k with k a push constant."""
     @vd.shader("x.size")
     def accumulate(x: Buff[i32], k: Var[i32]):
         i = vc.global_invocation_id().x
         x[i] = x[i] + k
 
+    return accumulate
+
+
+def test_instance_count_three_accumulates_per_instance_values(context, rng, graph,
+                                                              accumulate):
     start = rng.integers(-1000, 1000, N, dtype=np.int32)
     x = vd.asbuffer(start)
     accumulate(x, graph.bind_var("k"), graph=graph)
@@ -329,12 +336,7 @@ def test_same_buffer_bound_to_two_parameters_updates_in_place(context, rng, grap
     np.testing.assert_allclose(x.read(0), expected, rtol=1e-6, atol=1e-6)
 
 
-def test_bad_instance_values_raise_and_graph_stays_usable(context, rng, graph):
-    @vd.shader("x.size")
-    def accumulate(x: Buff[i32], k: Var[i32]):
-        i = vc.global_invocation_id().x
-        x[i] = x[i] + k
-
+def test_bad_instance_values_raise_and_graph_stays_usable(context, rng, graph, accumulate):
     start = rng.integers(-1000, 1000, N, dtype=np.int32)
     x = vd.asbuffer(start)
     accumulate(x, graph.bind_var("k"), graph=graph)
