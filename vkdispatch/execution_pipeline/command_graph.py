@@ -88,6 +88,7 @@ class CommandGraph(CommandList):
         self._dispatches: list[_Dispatch] = []
         self._uniform = bytearray()
         self._uniform_alignment = max(4, self.context.uniform_buffer_alignment)
+        self._all_queues = frozenset(range(self.context.queue_count))
         self._uniform_buffer: Buffer | None = None
         # Queues whose replica of the uniform buffer holds exactly _uploaded_bytes: repeated
         # calls with the same values (immediate mode) then skip the upload.
@@ -255,24 +256,26 @@ class CommandGraph(CommandList):
         """Runs the recorded calls ``instance_count`` times (default 1) on the queue(s):
         -2 every queue, -1 the least busy queue, or one queue index."""
         instance_count = 1 if instance_count is None else instance_count
-        if isinstance(instance_count, bool) or not isinstance(instance_count, int) or \
-                instance_count < 1:
-            raise InvalidArgumentError(f"instance_count must be a positive int, got "
-                                       f"{instance_count!r}")
+        if type(instance_count) is not int or instance_count < 1:
+            if isinstance(instance_count, bool) or not isinstance(instance_count, int) or \
+                    instance_count < 1:
+                raise InvalidArgumentError(f"instance_count must be a positive int, got "
+                                           f"{instance_count!r}")
         if queue_index not in (-2, -1):
             self.context.check_queue_index(queue_index, "queue_index")
         if not self._dispatches:
             return
         if not self._recorded:
             self._record_native()
-        targets = set(range(self.context.queue_count)) if queue_index == -2 else {queue_index}
+        targets = self._all_queues if queue_index == -2 else {queue_index}
         payload = bytes(self._uniform)
         if payload != self._uploaded_bytes:
             self._uploaded_bytes, self._uploaded_to = payload, set()
         send_uniform = bool(payload) and (queue_index == -1 or not targets <= self._uploaded_to)
-        super().submit(self._push_constant_data(instance_count), queue_index, instance_count,
-                       uniform_buffer=self._uniform_buffer if send_uniform else None,
-                       uniform_data=payload if send_uniform else b"")
+        # The data was built here to the right size, so the native call needs no re-checking.
+        self._native.submit(self._push_constant_data(instance_count), instance_count,
+                            queue_index, self._uniform_buffer._native if send_uniform else None,
+                            payload if send_uniform else b"")
         if send_uniform and queue_index != -1:
             self._uploaded_to |= targets
         if self._reset_on_submit:
