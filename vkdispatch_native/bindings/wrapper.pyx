@@ -7,7 +7,7 @@ the GPU or copy large amounts of memory release the GIL.
 """
 import weakref
 
-from cpython.exc cimport PyErr_CheckSignals, PyErr_Occurred
+from cpython.exc cimport PyErr_Occurred
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libcpp cimport bool as cbool
 from libcpp.memory cimport unique_ptr
@@ -52,8 +52,14 @@ cdef int _raise(int kind, const string& message, const string& result_name) exce
     raise error
 
 
+cdef extern from "Python.h":
+    # Declared without an exception value on purpose: the KeyboardInterrupt it sets must stay
+    # pending (to be raised by _raise once the native wait unwinds), not be reported here.
+    int check_signals_leaving_error_set "PyErr_CheckSignals"()
+
+
 cdef cbool _interrupt_pending() noexcept with gil:
-    return PyErr_CheckSignals() != 0
+    return check_signals_leaving_error_set() != 0
 
 
 cdef void _log_sink(int level, const char* message, void* user) noexcept with gil:
