@@ -12,7 +12,8 @@ __all__ = ["CommandList", "normalize_blocks"]
 
 def normalize_blocks(blocks) -> tuple[int, int, int]:
     """``blocks`` as a tuple of 3 ints (the workgroup counts of a dispatch)."""
-    if type(blocks) is tuple and len(blocks) == 3 and all(type(b) is int for b in blocks):
+    if type(blocks) is tuple and len(blocks) == 3 and type(blocks[0]) is int and \
+            type(blocks[1]) is int and type(blocks[2]) is int:
         return blocks
     try:
         values = tuple(int(b) for b in blocks)

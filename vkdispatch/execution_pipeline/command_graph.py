@@ -27,7 +27,7 @@ _MIN_UNIFORM_WORDS = 4096
 _DESCRIPTOR_CACHE_LIMIT = 512
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class BufferBindInfo:
     """A buffer argument of one recorded call: its binding slot, shape uniform and access."""
 
@@ -59,7 +59,7 @@ class BoundVariableName:
         return self.name
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class _Dispatch:
     plan: Any
     blocks: tuple[int, int, int]
