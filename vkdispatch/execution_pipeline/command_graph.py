@@ -219,7 +219,6 @@ class CommandGraph(CommandList):
         size = self.get_instance_size()
         if size == 0:
             return b""
-        data = np.zeros((instance_count, size), dtype=np.uint8)
         overrides = {(i, field): self.queued_pc_values[name]
                      for name, keys in self.name_to_pc_key_dict.items()
                      if name in self.queued_pc_values for i, field in keys}
@@ -228,6 +227,7 @@ class CommandGraph(CommandList):
                 d.pc_packer.pack({e.name: overrides.get((i, e.name), d.pc_values[e.name])
                                   for e in d.pc_packer.structure}, "Var")
                 for i, d in enumerate(self._dispatches))
+        data = np.zeros((instance_count, size), dtype=np.uint8)
         offset = 0
         for index, dispatch in enumerate(self._dispatches):
             for element in dispatch.pc_packer.structure:

@@ -16,7 +16,7 @@ import numpy as np
 from vkdispatch.base import dtype as dt
 from vkdispatch.errors import InvalidArgumentError
 
-__all__ = ["BlockPacker", "field_bytes", "pack_fields", "packer_for"]
+__all__ = ["BlockPacker", "field_bytes", "packer_for"]
 
 _CODES = {"int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "int64": "q",
           "uint64": "Q", "float16": "e", "float32": "f", "float64": "d", "bool": "I"}
@@ -106,8 +106,3 @@ def packer_for(description, attribute: str) -> BlockPacker:
 def field_bytes(element, value, what: str) -> bytes:
     """The bytes of one member holding ``value`` (None gives zeros)."""
     return BlockPacker([element]).pack({element.name: value}, what)
-
-
-def pack_fields(structure, values: dict, what: str) -> bytes:
-    """The bytes of a block (StructElements in block order) from ``values``."""
-    return BlockPacker(structure).pack(values, what)
