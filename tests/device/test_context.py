@@ -11,7 +11,7 @@ import pytest
 from helpers import random_array
 
 import vkdispatch as vd
-from vkdispatch import errors
+from vkdispatch import _native, errors
 
 # Reference section 3.2, in constructor order.
 DEVICE_FIELDS = [
@@ -315,3 +315,12 @@ def test_initialize_again_with_other_log_level_warns_and_keeps_level(context, ca
     assert logger.level == level
     assert vd.is_initialized()
     assert_roundtrip(rng)
+
+
+def test_validation_error_raises_at_the_next_native_call_and_context_recovers(context, rng):
+    data = random_array(rng, (64,), np.float32)
+    buffer = vd.asbuffer(data)
+    _native.inject_validation_error("VUID-test: injected by the test")
+    with pytest.raises(errors.ValidationError, match="VUID-test: injected by the test"):
+        buffer.read(0)
+    np.testing.assert_array_equal(buffer.read(0), data)  # reported once; the context works
