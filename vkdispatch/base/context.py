@@ -184,20 +184,21 @@ def select_queue_families(device_index: int, queue_count: int | None = None) -> 
 
 def _default_devices(device_count: int | None, use_cpu: bool, multi_device: bool) -> list[int]:
     devices = get_devices()
-    ranked = _selection().rank_devices(devices, use_cpu)
+    selection = _selection()
+    ranked = selection.rank_devices(devices, use_cpu)
     if not ranked and not use_cpu:
-        ranked = _selection().rank_devices(devices, True)
+        ranked = selection.rank_devices(devices, True)
         if ranked:
             logger.info("no GPU found; using the CPU device '%s'", devices[ranked[0]].device_name)
     if not ranked:
-        reasons = "; ".join(f"{d.device_name}: {_selection().unsuitable_reason(d) or 'type'}"
+        reasons = "; ".join(f"{d.device_name}: {selection.unsuitable_reason(d) or 'type'}"
                             for d in devices) or "no Vulkan devices at all"
         raise NativeError(f"no Vulkan device can run vkdispatch ({reasons}). Install a GPU "
                           "driver, or mesa-vulkan-drivers for the CPU device (lavapipe).")
     if device_count is None:
-        device_count = None if multi_device else 1
-    if device_count is None:
-        return ranked
+        if multi_device:
+            return ranked
+        device_count = 1
     if not _is_int(device_count) or not 1 <= device_count <= len(ranked):
         raise InvalidArgumentError(f"device_count must be between 1 and {len(ranked)} "
                                    f"(usable devices), got {device_count!r}")
