@@ -99,6 +99,27 @@ def test_immediate_var_values_act_like_constants(context, rng):
                                    rtol=1e-6, atol=1e-6)
 
 
+def test_numpy_scalars_bools_and_0d_arrays_are_accepted_as_scalar_values(context, rng):
+    @vd.shader("out.size")
+    def affine(out: Buff[f32], x: Buff[f32], a: Const[f32], b: Const[i32], c: Var[f32],
+               d: Var[u32]):
+        i = vc.global_invocation_id().x
+        out[i] = x[i] * a + vc.to_float(b) + c * vc.to_float(d)
+
+    x = rng.standard_normal(N).astype(np.float32)
+    xbuf, out = vd.asbuffer(x), vd.Buffer((N,), vd.float32)
+    a, c = (float(v) for v in rng.uniform(-2, 2, 2))
+    b, d = int(rng.integers(-50, 50)), int(rng.integers(0, 50))
+    for values in ((a, b, c, d),
+                   (np.float64(a), np.int64(b), np.float32(c), np.uint8(d)),
+                   (np.array(a), np.array(b, np.int32), np.array([c]), True),
+                   (a, b, c, False)):
+        affine(out, xbuf, *values)
+        ea, eb, ec, ed = (np.asarray(v).item() for v in values)
+        expected = x * np.float32(ea) + np.float32(eb) + np.float32(ec) * np.float32(ed)
+        np.testing.assert_allclose(out.read(0), expected, rtol=1e-6, atol=1e-5)
+
+
 def test_parameter_defaults_apply_and_keywords_override(context, rng):
     @vd.shader("out.size")
     def affine(out: Buff[f32], x: Buff[f32], scale: Const[f32] = 2.0, bias: Var[f32] = -1.0):

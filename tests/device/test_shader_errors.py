@@ -137,6 +137,29 @@ def test_callable_for_const_raises_value_error_naming_it(context, rng, healthy, 
     healthy(rng)
 
 
+@pytest.mark.parametrize("k, v, name, pattern", [
+    (2.0 ** 200, 1.0, "k", "does not fit a float32"),
+    ("two", 1.0, "k", "expected numbers"),
+    (2.0, -1, "n", "does not fit a uint32"),
+    (2.0, 2 ** 32, "n", "does not fit a uint32"),
+    (2.0, 1.5, "n", "does not fit a uint32"),
+    (2.0, 1j, "n", "complex value"),
+])
+def test_value_out_of_range_or_of_wrong_type_raises_naming_the_parameter(context, rng, healthy,
+                                                                         k, v, name, pattern):
+    @vd.shader("out.size", local_size=(64, 1, 1))
+    def shift(out: Buff[f32], k: Const[f32], n: Var[vc.u32]):
+        i = vc.global_invocation_id().x
+        out[i] = k + vc.to_float(n)
+
+    out = vd.Buffer((N,), vd.float32)
+    with pytest.raises(ValueError, match=f"argument '{name}'.*{pattern}"):
+        shift(out, k, v)
+    shift(out, 0.5, 7)  # the same shader still works after the error
+    np.testing.assert_array_equal(out.read(0), np.full(N, 7.5, np.float32))
+    healthy(rng)
+
+
 def test_wrong_sized_const_value_raises_value_error(context, rng, healthy):
     @vd.shader("out.size")
     def with_vector(out: Buff[f32], v: Const[vd.vec3]):

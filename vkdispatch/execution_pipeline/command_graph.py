@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import weakref
 from typing import Any
 
 import numpy as np
@@ -17,14 +16,15 @@ import numpy as np
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.command_list import CommandList, normalize_blocks
-from vkdispatch.base.descriptor_set import DescriptorSet
-from vkdispatch.execution_pipeline.packing import field_bytes, packer_for
+from vkdispatch.execution_pipeline.descriptor_cache import DescriptorSetCache
+from vkdispatch.execution_pipeline.packing import BlockPacker, field_bytes, packer_for
 from vkdispatch.errors import InvalidArgumentError
 
 __all__ = ["CommandGraph", "BufferBindInfo", "ImageBindInfo", "BoundVariableName"]
 
 _MIN_UNIFORM_WORDS = 4096
-_DESCRIPTOR_CACHE_LIMIT = 512
+_ALL_QUEUES = -2  # queue_index values of submit besides a queue's index
+_LEAST_BUSY_QUEUE = -1
 
 
 @dataclasses.dataclass(slots=True)
@@ -63,11 +63,13 @@ class BoundVariableName:
 class _Dispatch:
     plan: Any
     blocks: tuple[int, int, int]
-    buffers: list[BufferBindInfo]
+    buffers: tuple
+    bindings: tuple  # (binding, read, write) per buffer
     uniform: bytes
     uniform_offset: int
-    pc_packer: object
-    pc_values: dict
+    pc: bytes | None  # packed push constants; None while some Var is bound by name
+    pc_packer: BlockPacker | None  # when pc is None
+    pc_values: dict | None  # member -> value (None for bound names) when pc is None
 
 
 class CommandGraph(CommandList):
@@ -92,11 +94,11 @@ class CommandGraph(CommandList):
         self._uniform_buffer: Buffer | None = None
         # Queues whose replica of the uniform buffer holds exactly _uploaded_bytes: repeated
         # calls with the same values (immediate mode) then skip the upload.
-        self._uploaded_to: set[int] = set()
+        self._uploaded_to: frozenset[int] = frozenset()
         self._uploaded_bytes: bytes | None = None
         self._recorded = False
-        self._descriptor_sets: dict = {}
-        self._native_sequence: list = []  # (plan, set, blocks) recorded natively; kept alive
+        self._descriptor_sets = DescriptorSetCache()
+        self._native_sequence: tuple = ()  # (plan, native set, blocks) as recorded natively
         self.name_to_pc_key_dict: dict[str, list[tuple[int, str]]] = {}
         self.queued_pc_values: dict[str, Any] = {}
 
@@ -106,7 +108,8 @@ class CommandGraph(CommandList):
                       bound_buffers: list[BufferBindInfo], bound_samplers=(),
                       uniform_values: dict | None = None, pc_values: dict | None = None,
                       shader_uuid: str | None = None) -> None:
-        """Records one dispatch of ``plan`` (called by ShaderFunction)."""
+        """Records one dispatch of ``plan`` from unpacked values (uniform and push-constant
+        members by name)."""
         if bound_samplers:
             raise InvalidArgumentError("images and samplers are not supported by this build yet")
         values = dict(uniform_values or {})
@@ -117,22 +120,29 @@ class CommandGraph(CommandList):
                 values[info.shape_name] = info.buffer.shader_shape
         uniform = packer_for(shader_description, "uniform_structure").pack(
             values, f"shader '{shader_description.name}'")
-        index = len(self._dispatches)
-        stored_pc = {}
-        for name, value in (pc_values or {}).items():
-            if isinstance(value, BoundVariableName):
-                if self.submit_on_record:
-                    raise InvalidArgumentError("Cannot bind Variables for default cmd list! Pass "
-                                               "graph=<your CommandGraph> to the call.")
-                self.name_to_pc_key_dict.setdefault(value.name, []).append((index, name))
-                value = None  # zeros until set_var
-            stored_pc[name] = value
-        pc_packer = packer_for(shader_description, "pc_structure")
-        if pc_packer.size:
-            pc_packer.pack(stored_pc, f"shader '{shader_description.name}' Var")  # fail now
+        self.record_dispatch(plan, shader_description, blocks,
+                             tuple(i.buffer for i in bound_buffers),
+                             tuple((i.binding, i.read_access, i.write_access)
+                                   for i in bound_buffers),
+                             uniform, dict(pc_values or {}))
+
+    def record_dispatch(self, plan, shader_description, blocks, buffers: tuple, bindings: tuple,
+                        uniform: bytes, pc) -> None:
+        """Records one dispatch of ``plan`` from packed values: ``buffers[i]`` bound at
+        ``bindings[i] = (binding, read, write)``, the uniform block's bytes, and the push
+        constants as bytes or as a dict of member values (where ``bind_var`` names may
+        appear)."""
+        blocks = normalize_blocks(blocks)
+        pc_packer = pc_values = None
+        if type(pc) is dict:
+            pc_packer = packer_for(shader_description, "pc_structure")
+            pc, pc_values = self._bind_push_constants(pc, pc_packer, shader_description.name)
+        if self.submit_on_record and not self._dispatches and pc is not None:
+            self._submit_now(plan, blocks, buffers, bindings, uniform, pc)
+            return
         offset = self._append_uniform(uniform)
-        self._dispatches.append(_Dispatch(plan, normalize_blocks(blocks), list(bound_buffers),
-                                          uniform, offset, pc_packer, stored_pc))
+        self._dispatches.append(_Dispatch(plan, blocks, buffers, bindings, uniform, offset,
+                                          pc, pc_packer, pc_values))
         self._recorded = False
         if self.submit_on_record:
             try:
@@ -141,13 +151,28 @@ class CommandGraph(CommandList):
                 self.reset()  # a failed immediate call must not linger in the graph
                 raise
 
+    def _bind_push_constants(self, values: dict, packer: BlockPacker, name: str):
+        """``(bytes, None)``, or ``(None, values)`` when some value is a ``bind_var`` name
+        (registered for set_var; zeros until set)."""
+        index = len(self._dispatches)
+        stored, bound = {}, False
+        for member, value in values.items():
+            if isinstance(value, BoundVariableName):
+                if self.submit_on_record:
+                    raise InvalidArgumentError("Cannot bind Variables for default cmd list! Pass "
+                                               "graph=<your CommandGraph> to the call.")
+                self.name_to_pc_key_dict.setdefault(value.name, []).append((index, member))
+                value, bound = None, True
+            stored[member] = value
+        packed = packer.pack(stored, f"shader '{name}' Var")  # fails now for bad values
+        return (None, stored) if bound else (packed, None)
+
     def _append_uniform(self, block: bytes) -> int:
         if not block:
             return -1
-        alignment = self._uniform_alignment
-        offset = -len(self._uniform) % alignment + len(self._uniform)
-        self._uniform.extend(b"\0" * (offset - len(self._uniform)))
-        self._uniform.extend(block)
+        uniform = self._uniform
+        offset = -len(uniform) % self._uniform_alignment + len(uniform)
+        uniform += bytes(offset - len(uniform)) + block
         return offset
 
     def bind_var(self, name: str) -> BoundVariableName:
@@ -164,8 +189,8 @@ class CommandGraph(CommandList):
 
     # -- submission -----------------------------------------------------------------------------
 
-    def _ensure_uniform_buffer(self) -> None:
-        words = (len(self._uniform) + 3) // 4
+    def _ensure_uniform_buffer(self, size: int) -> None:
+        words = (size + 3) // 4
         current = self._uniform_buffer
         if current is not None and current.size >= words:
             return
@@ -176,44 +201,59 @@ class CommandGraph(CommandList):
             current.destroy()
         self._uniform_buffer = Buffer((capacity,), dt.uint32)
         self._descriptor_sets.clear()
-        self._uploaded_to.clear()
+        self._uploaded_to = frozenset()
         self._uploaded_bytes = None
 
-    def _descriptor_set(self, dispatch: _Dispatch, uniform_size: int) -> DescriptorSet:
-        key = (dispatch.plan, dispatch.uniform_offset, uniform_size,
-               tuple((i.binding, id(i.buffer), i.read_access, i.write_access)
-                     for i in dispatch.buffers))
-        entry = self._descriptor_sets.get(key)
-        if entry is not None:
-            refs, descriptor_set = entry
-            if all(ref() is info.buffer for ref, info in zip(refs, dispatch.buffers)):
-                return descriptor_set
-        descriptor_set = DescriptorSet(dispatch.plan)
-        if uniform_size:
-            descriptor_set.bind_buffer(self._uniform_buffer, 0, dispatch.uniform_offset,
-                                       uniform_size, uniform=True, write_access=False)
-        for info in dispatch.buffers:
-            descriptor_set.bind_buffer(info.buffer, info.binding, read_access=info.read_access,
-                                       write_access=info.write_access)
-        if len(self._descriptor_sets) >= _DESCRIPTOR_CACHE_LIMIT:
-            # Only forget it: the current recording may still use it (it is freed with it).
-            self._descriptor_sets.pop(next(iter(self._descriptor_sets)))
-        self._descriptor_sets[key] = ([weakref.ref(i.buffer) for i in dispatch.buffers],
-                                      descriptor_set)
-        return descriptor_set
+    def _set_of(self, dispatch: _Dispatch):
+        return self._descriptor_sets.lookup(dispatch.plan, self._uniform_buffer,
+                                            dispatch.uniform_offset, len(dispatch.uniform),
+                                            dispatch.bindings, dispatch.buffers)
 
     def _record_native(self) -> None:
+        for index, dispatch in enumerate(self._dispatches):
+            for (binding, _read, _write), buffer in zip(dispatch.bindings, dispatch.buffers):
+                if buffer.destroyed:
+                    raise InvalidArgumentError(f"call {index} of the graph binds a destroyed "
+                                               f"buffer at binding {binding}; reset() and "
+                                               "record again")
         if self._uniform:
-            self._ensure_uniform_buffer()
-        sets = [self._descriptor_set(d, len(d.uniform)) for d in self._dispatches]
-        sequence = [(d.plan, s, d.blocks) for d, s in zip(self._dispatches, sets)]
+            self._ensure_uniform_buffer(len(self._uniform))
+        sequence = tuple((d.plan, self._set_of(d), d.blocks) for d in self._dispatches)
+        self._replace_native_recording(sequence)
+        self._recorded = True
+
+    def _replace_native_recording(self, sequence: tuple) -> None:
         # Immediate mode repeats the same call: the native recording can then be reused.
         if sequence != self._native_sequence:
             self._native.reset()
+            self._native_sequence = ()
             for plan, descriptor_set, blocks in sequence:
-                self._native.record(plan._native, descriptor_set._native, *blocks)
+                self._native.record(plan._native, descriptor_set, *blocks)
             self._native_sequence = sequence
-        self._recorded = True
+
+    def _submit_now(self, plan, blocks, buffers, bindings, uniform: bytes, pc: bytes) -> None:
+        """Immediate mode: runs one dispatch on every queue without storing a recording."""
+        if uniform:
+            self._ensure_uniform_buffer(len(uniform))
+        descriptor_set = self._descriptor_sets.lookup(plan, self._uniform_buffer, 0,
+                                                      len(uniform), bindings, buffers)
+        self._replace_native_recording(((plan, descriptor_set, blocks),))
+        self._recorded = False  # the stored dispatches (none) differ from the native recording
+        self._submit_native(pc, 1, _ALL_QUEUES, uniform)
+
+    def _submit_native(self, pc: bytes, instance_count: int, queue_index: int,
+                       uniform: bytes) -> None:
+        if uniform != self._uploaded_bytes:
+            self._uploaded_bytes, self._uploaded_to = uniform, frozenset()
+        targets = self._all_queues if queue_index == _ALL_QUEUES else frozenset((queue_index,))
+        send = bool(uniform) and (queue_index == _LEAST_BUSY_QUEUE or
+                                  not targets <= self._uploaded_to)
+        # The data was built here to the right size, so the native call needs no re-checking.
+        self._native.submit(pc, instance_count, queue_index,
+                            self._uniform_buffer._native if send else None,
+                            uniform if send else b"")
+        if send and queue_index != _LEAST_BUSY_QUEUE:
+            self._uploaded_to |= targets
 
     def _push_constant_data(self, instance_count: int) -> bytes:
         size = self.get_instance_size()
@@ -224,12 +264,18 @@ class CommandGraph(CommandList):
                      if name in self.queued_pc_values for i, field in keys}
         if instance_count == 1:
             return b"".join(
-                d.pc_packer.pack({e.name: overrides.get((i, e.name), d.pc_values[e.name])
-                                  for e in d.pc_packer.structure}, "Var")
+                d.pc if d.pc is not None else d.pc_packer.pack(
+                    {e.name: overrides.get((i, e.name), d.pc_values[e.name])
+                     for e in d.pc_packer.structure}, "Var")
                 for i, d in enumerate(self._dispatches))
         data = np.zeros((instance_count, size), dtype=np.uint8)
         offset = 0
         for index, dispatch in enumerate(self._dispatches):
+            if dispatch.pc is not None:
+                width = len(dispatch.pc)
+                data[:, offset:offset + width] = np.frombuffer(dispatch.pc, dtype=np.uint8)
+                offset += width
+                continue
             for element in dispatch.pc_packer.structure:
                 value = overrides.get((index, element.name), dispatch.pc_values[element.name])
                 offset = self._write_pc(data, offset, element, value, instance_count)
@@ -267,17 +313,8 @@ class CommandGraph(CommandList):
             return
         if not self._recorded:
             self._record_native()
-        targets = self._all_queues if queue_index == -2 else {queue_index}
-        payload = bytes(self._uniform)
-        if payload != self._uploaded_bytes:
-            self._uploaded_bytes, self._uploaded_to = payload, set()
-        send_uniform = bool(payload) and (queue_index == -1 or not targets <= self._uploaded_to)
-        # The data was built here to the right size, so the native call needs no re-checking.
-        self._native.submit(self._push_constant_data(instance_count), instance_count,
-                            queue_index, self._uniform_buffer._native if send_uniform else None,
-                            payload if send_uniform else b"")
-        if send_uniform and queue_index != -1:
-            self._uploaded_to |= targets
+        self._submit_native(self._push_constant_data(instance_count), instance_count,
+                            queue_index, bytes(self._uniform))
         if self._reset_on_submit:
             self.reset()
 
@@ -294,10 +331,8 @@ class CommandGraph(CommandList):
         self._recorded = False
 
     def _destroy(self) -> None:
-        for _refs, descriptor_set in self._descriptor_sets.values():
-            descriptor_set.destroy()
+        self._native_sequence = ()
         self._descriptor_sets.clear()
         if self._uniform_buffer is not None:
             self._uniform_buffer.destroy()
         super()._destroy()
-

@@ -63,21 +63,28 @@ class BlockPacker:
     def __init__(self, structure):
         self.structure = list(structure)
         self.names = [e.name for e in self.structure]
-        # (element, scalar count, whether plain numbers can be packed as given)
-        self._fields = [(e, _value_count(e), not dt.is_complex(e.dtype)) for e in self.structure]
+        # per member: (element, scalar count, whether plain numbers can be packed as given)
+        self.fields = [(e, _value_count(e), not dt.is_complex(e.dtype)) for e in self.structure]
         self.format = struct.Struct("<" + "".join(
             _CODES[_scalar_of(e.dtype).name] * _value_count(e) for e in self.structure))
         self.size = self.format.size
 
     def pack(self, values: dict, what: str) -> bytes:
         """The block's bytes; ``values`` maps every member name to its value."""
+        try:
+            ordered = [values[name] for name in self.names]
+        except KeyError as error:
+            raise InvalidArgumentError(f"{what}: no value for member "
+                                       f"'{error.args[0]}'") from None
+        return self.pack_ordered(ordered, what)
+
+    def pack_ordered(self, values, what: str, labels=None) -> bytes:
+        """The block's bytes from one value per member, in block order. ``labels`` name the
+        members in error messages (default: their block names)."""
+        if labels is None:
+            labels = [f"'{name}'" for name in self.names]
         flat = []
-        for element, count, plain in self._fields:
-            try:
-                value = values[element.name]
-            except KeyError:
-                raise InvalidArgumentError(f"{what}: no value for member "
-                                           f"'{element.name}'") from None
+        for (element, count, plain), value, label in zip(self.fields, values, labels):
             kind = type(value)
             if plain and count == 1 and (kind is float or kind is int):
                 flat.append(value)  # the common cases first: no numpy, no checks to repeat
@@ -85,12 +92,23 @@ class BlockPacker:
                     all(type(v) is int or type(v) is float for v in value):
                 flat += value
             else:
-                flat += _flatten(element, value, f"{what} '{element.name}'")
+                flat += _flatten(element, value, f"{what} {label}")
         try:
             return self.format.pack(*flat)
         except (struct.error, OverflowError) as error:
-            raise InvalidArgumentError(f"{what}: a value does not fit its type ({error})") \
-                from None
+            self._raise_for_range(values, what, labels)
+            raise InvalidArgumentError(f"{what}: {error}") from None
+
+    def _raise_for_range(self, values, what: str, labels) -> None:
+        """Raises for the first member whose value its type cannot hold."""
+        for element, value, label in zip(self.structure, values, labels):
+            single = BlockPacker([element])
+            try:
+                single.format.pack(*_flatten(element, value, label))
+            except (struct.error, OverflowError) as error:
+                raise InvalidArgumentError(
+                    f"{what} {label}: {value!r:.60} does not fit a {element.dtype.name} "
+                    f"({error})") from None
 
 
 def packer_for(description, attribute: str) -> BlockPacker:

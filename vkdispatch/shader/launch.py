@@ -78,44 +78,52 @@ def _compile_expression(expression: str, names: list[str]) -> Callable:
     except SyntaxError as error:
         raise InvalidArgumentError(f"launch expression {expression!r} is not valid Python: "
                                    f"{error.msg}") from None
-    return lambda holder: function(*holder.get_values())
+    return function
 
 
 class ExecutionBounds:
-    """Resolves ``exec_size``/``workgroups`` (decorator values or per-call overrides)."""
+    """Resolves ``exec_size``/``workgroups`` (decorator values or per-call overrides) for a
+    call's argument values, given positionally in parameter order."""
 
     def __init__(self, names: list[str], local_size, workgroups, exec_size):
         self.names = names
         self.local_size = local_size
-        self.workgroups = self._prepare(workgroups)
-        self.exec_size = self._prepare(exec_size)
+        self.workgroups = self._resolver(workgroups, "workgroups")
+        self.exec_size = self._resolver(exec_size, "exec_size")
 
-    def _prepare(self, spec):
+    def _resolver(self, spec, what: str) -> Callable | None:
+        """A function of the argument values giving a 3-tuple (None when ``spec`` is None)."""
+        if spec is None:
+            return None
         if isinstance(spec, str):
-            return _compile_expression(spec, self.names)
-        return spec
-
-    def process_input(self, spec, holder: LaunchParametersHolder, what: str):
-        spec = self._prepare(spec)
+            expression = _compile_expression(spec, self.names)
+            return lambda args: normalize_dimensions(expression(*args), what)
         if callable(spec):
-            spec = spec(holder)
-        return normalize_dimensions(spec, what)
+            names = self.names
+            return lambda args: normalize_dimensions(
+                spec(LaunchParametersHolder(dict(zip(names, args)))), what)
+        dimensions = normalize_dimensions(spec, what)
+        return lambda _args: dimensions
 
-    def get_blocks_and_limits(self, holder: LaunchParametersHolder, workgroups=None,
-                              exec_size=None, max_count=(2**31 - 1,) * 3):
+    def get_blocks_and_limits(self, args: tuple, workgroups=None, exec_size=None,
+                              max_count=(2**31 - 1,) * 3):
         """``(blocks, exec_limits)`` for one call; validates the counts against the device."""
-        workgroups = workgroups if workgroups is not None else (
-            None if exec_size is not None else self.workgroups)
-        exec_size = exec_size if exec_size is not None else (
-            None if workgroups is not None else self.exec_size)
-        blocks, limits = (0, 0, 0), (0, 0, 0)
-        if workgroups is not None:
-            blocks = self.process_input(workgroups, holder, "workgroups")
-            limits = tuple(b * s for b, s in zip(blocks, self.local_size))
-        if exec_size is not None:
-            limits = self.process_input(exec_size, holder, "exec_size")
+        if workgroups is None and exec_size is None:
+            workgroups, exec_size = self.workgroups, self.exec_size
+        else:
+            workgroups = self._resolver(workgroups, "workgroups") if workgroups is not None \
+                else (None if exec_size is not None else self.workgroups)
+            exec_size = self._resolver(exec_size, "exec_size") if exec_size is not None \
+                else (None if workgroups is not None else self.exec_size)
+        if exec_size is not None:  # it wins over workgroups when a call gives both
+            limits = exec_size(args)
             (ex, ey, ez), (sx, sy, sz) = limits, self.local_size
             blocks = (-(-ex // sx), -(-ey // sy), -(-ez // sz))  # ceiling division
+        elif workgroups is not None:
+            blocks = workgroups(args)
+            limits = tuple(b * s for b, s in zip(blocks, self.local_size))
+        else:
+            blocks = limits = (0, 0, 0)
         bx, by, bz = blocks
         if 0 < bx <= max_count[0] and 0 < by <= max_count[1] and 0 < bz <= max_count[2]:
             return blocks, limits

@@ -3,20 +3,18 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from typing import Any
 
-from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.compute_plan import ComputePlan
 from vkdispatch.base.context import get_context
 from vkdispatch.base.init import runtime
-from vkdispatch.codegen.builder import ShaderArgumentType, ShaderDescription
+from vkdispatch.codegen.builder import ShaderDescription
 from vkdispatch.codegen.context import get_shader_print_line_numbers
 from vkdispatch.errors import (DummyBackendError, InvalidArgumentError,
                                InvalidShaderArgumentError, ShaderBuildError)
-from vkdispatch.execution_pipeline.command_graph import (BoundVariableName, BufferBindInfo,
-                                                         CommandGraph)
+from vkdispatch.execution_pipeline.command_graph import CommandGraph
 from vkdispatch.execution_pipeline.graphs import global_graph
-from vkdispatch.shader.launch import ExecutionBounds, LaunchParametersHolder, check_local_size
+from vkdispatch.shader.call_layout import CallLayout
+from vkdispatch.shader.launch import ExecutionBounds, check_local_size
 
 __all__ = ["ShaderFunction", "ShaderSource", "make_shader_function", "NO_DEFAULT"]
 
@@ -66,6 +64,7 @@ class ShaderFunction:
         self.plan: ComputePlan | None = None
         self.source: str | None = None
         self.bounds: ExecutionBounds | None = None
+        self.layout: CallLayout | None = None
         self.ready = False
         self._infos = shader_description.shader_arg_infos
         self._names = [info.name for info in self._infos]
@@ -103,6 +102,7 @@ class ShaderFunction:
         self.source = source
         self.local_size = local_size
         self.bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size)
+        self.layout = CallLayout(self.shader_description, self.bounds)
         self.ready = True
 
     def get_src(self, line_numbers: bool | None = None, build: bool = True) -> ShaderSource:
@@ -125,7 +125,8 @@ class ShaderFunction:
 
     # -- calling --------------------------------------------------------------------------------
 
-    def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+    def _bind(self, args: tuple, kwargs: dict) -> tuple:
+        """Every parameter's value, in parameter order."""
         if len(args) > len(self._infos):
             raise InvalidShaderArgumentError(
                 f"{self.name}() takes {len(self._infos)} arguments ({', '.join(self._names)}) "
@@ -135,76 +136,37 @@ class ShaderFunction:
             raise InvalidShaderArgumentError(
                 f"{self.name}() got an unexpected keyword argument '{unknown[0]}' (parameters: "
                 f"{', '.join(self._names)})")
-        values = dict(zip(self._names, args))
+        values = list(args)
         for info in self._infos[len(args):]:
             if info.name in kwargs:
-                values[info.name] = kwargs[info.name]
+                values.append(kwargs[info.name])
             elif info.default_value is not NO_DEFAULT:
-                values[info.name] = info.default_value
+                values.append(info.default_value)
             else:
                 raise InvalidShaderArgumentError(f"Missing argument '{info.name}' in the call "
                                                  f"of shader '{self.name}'")
-        return values
-
-    def _resources(self, values: dict[str, Any]):
-        buffers, uniforms, push_constants = [], {}, {}
-        access = self.shader_description.binding_access
-        for info in self._infos:
-            value = values[info.name]
-            kind = info.arg_type
-            if kind == ShaderArgumentType.BUFFER:
-                if not isinstance(value, Buffer):
-                    raise InvalidShaderArgumentError(
-                        f"Expected a buffer for argument '{info.name}' of shader '{self.name}' "
-                        f"but got {type(value).__name__} {value!r:.60}")
-                if value.destroyed:
-                    raise InvalidShaderArgumentError(
-                        f"argument '{info.name}' of shader '{self.name}' is a destroyed buffer")
-                read, write = access[info.binding]
-                buffers.append(BufferBindInfo(value, info.binding, info.shader_shape_name,
-                                              read, write))
-            elif kind == ShaderArgumentType.CONSTANT:
-                if callable(value):
-                    raise InvalidShaderArgumentError(
-                        f"Cannot use LaunchVariables for Constants: argument '{info.name}' is a "
-                        "Const; declare it Var[...] to bind it later")
-                uniforms[info.shader_name] = value
-            elif kind == ShaderArgumentType.CONSTANT_DATACLASS:
-                if not isinstance(value, info.annotation):
-                    raise InvalidShaderArgumentError(
-                        f"argument '{info.name}' must be a {info.annotation.__name__}, got "
-                        f"{type(value).__name__}")
-                for field, raw in info.shader_name.items():
-                    uniforms[raw] = getattr(value, field)
-            elif kind == ShaderArgumentType.VARIABLE:
-                if callable(value) and not isinstance(value, BoundVariableName):
-                    raise InvalidShaderArgumentError(
-                        f"argument '{info.name}': pass a value or graph.bind_var(name)")
-                push_constants[info.shader_name] = value
-            else:
-                raise InvalidShaderArgumentError(
-                    f"argument '{info.name}' is an image; images are not supported yet")
-        return buffers, uniforms, push_constants
+        return tuple(values)
 
     def __call__(self, *args, graph: CommandGraph | None = None, exec_size=None,
                  workgroups=None, **kwargs) -> None:
         """Records one dispatch (submitted at once unless ``graph`` defers it)."""
-        if not self.ready:
+        layout = self.layout
+        if layout is None:
             if runtime().native is None:
                 raise DummyBackendError("Cannot execute shader functions with dummy backend!")
             self.build()
-        values = self._bind(args, kwargs)
+            layout = self.layout
+        if kwargs or len(args) != layout.arg_count:
+            args = self._bind(args, kwargs)
         if graph is None:
             graph = global_graph()
         elif not isinstance(graph, CommandGraph):
             raise InvalidShaderArgumentError(f"Expected a CommandGraph object for 'graph', got "
                                              f"{type(graph).__name__}")
-        blocks, limits = self.bounds.get_blocks_and_limits(
-            LaunchParametersHolder(values), workgroups, exec_size,
-            graph.context.max_workgroup_count)
-        buffers, uniforms, push_constants = self._resources(values)
-        graph.record_shader(self.plan, self.shader_description, limits, blocks, buffers, (),
-                            uniforms, push_constants, self.name)
+        blocks, buffers, uniform, pc = layout.prepare(args, exec_size, workgroups,
+                                                      graph.context.max_workgroup_count)
+        graph.record_dispatch(self.plan, self.shader_description, blocks, buffers,
+                              layout.bindings, uniform, pc)
 
 
 def make_shader_function(description: ShaderDescription, local_size=None, workgroups=None,

@@ -1,0 +1,203 @@
+"""CallLayout: what one call of a compiled shader binds, packs and launches.
+
+Made once per ShaderFunction, it maps every parameter onto its resource (a storage binding,
+uniform members, a push constant), so that a call turns its argument values into a dispatch with
+a few tuple operations and one ``struct.pack`` per block: this is the per-call cost of immediate
+dispatch and of graph recording.
+
+Each block gets a *direct* packer: one generated expression handing the raw values to
+``struct.pack``, which already rejects values of the wrong type or range. When it fails, or when
+a member is not a plain scalar, the *checked* path converts values one by one (numpy arrays,
+vectors, complex numbers) and names the parameter at fault.
+"""
+from __future__ import annotations
+
+import operator
+import struct
+from typing import Callable
+
+from vkdispatch.base.buffer import Buffer
+from vkdispatch.codegen.builder import ShaderArgumentType, ShaderDescription
+from vkdispatch.errors import InvalidShaderArgumentError, InvalidStateError
+from vkdispatch.execution_pipeline.command_graph import BoundVariableName
+from vkdispatch.execution_pipeline.packing import BlockPacker, packer_for
+from vkdispatch.shader.launch import ExecutionBounds
+
+__all__ = ["CallLayout"]
+
+# Where a block member's value comes from: ("limits",) the launch's exec limits, ("shape", p) the
+# shape of the buffer parameter p, ("param", p) parameter p, ("field", p, name) a field of the
+# dataclass parameter p.
+Source = tuple
+_DIRECT_PACK_ERRORS = (struct.error, OverflowError, TypeError, AttributeError)
+
+
+def _value_of(source: Source, args: tuple, limits: tuple):
+    kind = source[0]
+    if kind == "limits":
+        return (*limits, 0)
+    if kind == "shape":
+        return args[source[1]].shader_shape
+    if kind == "param":
+        return args[source[1]]
+    return getattr(args[source[1]], source[2])
+
+
+def _direct_packer(packer: BlockPacker, sources: list[Source]) -> Callable | None:
+    """``f(args, limits) -> bytes`` packing every member with one struct.pack; None when a
+    member holds more than one scalar taken from the user (the checked path handles those)."""
+    terms, scalars = [], [count == 1 and plain for _e, count, plain in packer.fields]
+    fields: list[str] = []
+    for source, scalar in zip(sources, scalars):
+        kind = source[0]
+        if kind == "limits":
+            terms.append("*limits, 0")
+        elif kind == "shape":
+            terms.append(f"*args[{source[1]}].shader_shape")
+        elif not scalar:
+            return None
+        elif kind == "param":
+            terms.append(f"args[{source[1]}]")
+        else:
+            terms.append(f"getattr(args[{source[1]}], fields[{len(fields)}])")
+            fields.append(source[2])
+    # Only integers and fixed names enter the expression; field names are passed as data.
+    return eval(f"lambda args, limits: pack({', '.join(terms)})",  # noqa: S307
+                {"pack": packer.format.pack, "fields": tuple(fields)})
+
+
+class CallLayout:
+    """Turns a call's argument values (positional, in parameter order) into a dispatch.
+
+    Attributes:
+        arg_count: the number of parameters.
+        bindings: ``(binding, read, write)`` of each buffer parameter, in parameter order.
+    """
+
+    def __init__(self, description: ShaderDescription, bounds: ExecutionBounds):
+        self.name = description.name
+        self.bounds = bounds
+        infos = self._infos = description.shader_arg_infos
+        self.arg_count = len(infos)
+        kinds = [info.arg_type for info in infos]
+        buffers = [i for i, kind in enumerate(kinds) if kind == ShaderArgumentType.BUFFER]
+        self._buffers = tuple(buffers)
+        self._take_buffers = _tuple_getter(buffers)
+        self.bindings = tuple((infos[i].binding, *description.binding_access[infos[i].binding])
+                              for i in buffers)
+        self._others = tuple(i for i, kind in enumerate(kinds) if kind in
+                             (ShaderArgumentType.CONSTANT_DATACLASS, ShaderArgumentType.IMAGE))
+        self._what = f"shader '{self.name}'"
+        self._uniform = packer_for(description, "uniform_structure")
+        self._uniform_sources = _uniform_sources(description)
+        self._pc = packer_for(description, "pc_structure")
+        positions = {info.shader_name: i for i, info in enumerate(infos)
+                     if info.arg_type == ShaderArgumentType.VARIABLE}
+        self._pc_sources = [("param", positions[e.name]) for e in description.pc_structure]
+        self._uniform_labels = [self._label(s) for s in self._uniform_sources]
+        self._pc_labels = [self._label(s) for s in self._pc_sources]
+        self._pack_uniform = _direct_packer(self._uniform, self._uniform_sources)
+        self._pack_pc = _direct_packer(self._pc, self._pc_sources)
+
+    def prepare(self, args: tuple, exec_size=None, workgroups=None,
+                max_count=(2**31 - 1,) * 3):
+        """``(blocks, buffers, uniform bytes, push constants)`` of one call. The push constants
+        are bytes, or a dict of member values when some ``Var`` is bound by name."""
+        buffers = self._take_buffers(args)
+        for buffer in buffers:
+            if buffer.__class__ is not Buffer or buffer._destroyed:
+                self._check_buffers(args)  # raises, but lets Buffer subclasses through
+        if self._others:
+            self._check_others(args)
+        blocks, limits = self.bounds.get_blocks_and_limits(args, workgroups, exec_size,
+                                                           max_count)
+        if self._pack_uniform is not None and self._pack_pc is not None:
+            try:
+                return blocks, buffers, self._pack_uniform(args, limits), self._pack_pc(args,
+                                                                                       limits)
+            except _DIRECT_PACK_ERRORS:
+                pass  # the checked path converts the value or names the parameter at fault
+        return (blocks, buffers, *self._pack_checked(args, limits))
+
+    def _pack_checked(self, args: tuple, limits: tuple) -> tuple:
+        for position, info in enumerate(self._infos):
+            if info.arg_type in (ShaderArgumentType.CONSTANT, ShaderArgumentType.VARIABLE) and \
+                    callable(args[position]):
+                self._check_callable(args[position], info)
+        uniform = self._uniform.pack_ordered(
+            [_value_of(s, args, limits) for s in self._uniform_sources], self._what,
+            self._uniform_labels)
+        values = [_value_of(s, args, limits) for s in self._pc_sources]
+        if any(isinstance(value, BoundVariableName) for value in values):
+            return uniform, dict(zip(self._pc.names, values))
+        return uniform, self._pc.pack_ordered(values, self._what, self._pc_labels)
+
+    def _label(self, source: Source) -> str:
+        """How an error message names where a member's value came from."""
+        if source[0] == "limits":
+            return "exec_size"
+        name = self._infos[source[1]].name
+        if source[0] == "shape":
+            return f"shape of argument '{name}'"
+        if source[0] == "field":
+            return f"argument '{name}.{source[2]}'"
+        return f"argument '{name}'"
+
+    def _check_buffers(self, args: tuple) -> None:
+        for position in self._buffers:
+            value, name = args[position], self._infos[position].name
+            if not isinstance(value, Buffer):
+                raise InvalidShaderArgumentError(
+                    f"Expected a buffer for argument '{name}' of shader '{self.name}' but got "
+                    f"{type(value).__name__} {value!r:.60}")
+            if value.destroyed:
+                raise InvalidShaderArgumentError(
+                    f"argument '{name}' of shader '{self.name}' is a destroyed buffer")
+
+    def _check_callable(self, value, info) -> None:
+        if info.arg_type == ShaderArgumentType.CONSTANT:
+            raise InvalidShaderArgumentError(
+                f"Cannot use LaunchVariables for Constants: argument '{info.name}' is a Const; "
+                "declare it Var[...] to bind it later")
+        if not isinstance(value, BoundVariableName):
+            raise InvalidShaderArgumentError(
+                f"argument '{info.name}': pass a value or graph.bind_var(name)")
+
+    def _check_others(self, args: tuple) -> None:
+        for position in self._others:
+            value, info = args[position], self._infos[position]
+            if info.arg_type == ShaderArgumentType.IMAGE:
+                raise InvalidShaderArgumentError(
+                    f"argument '{info.name}' is an image; images are not supported yet")
+            if not isinstance(value, info.annotation):
+                raise InvalidShaderArgumentError(
+                    f"argument '{info.name}' must be a {info.annotation.__name__}, got "
+                    f"{type(value).__name__}")
+
+
+def _tuple_getter(positions: list[int]) -> Callable[[tuple], tuple]:
+    if not positions:
+        return lambda _args: ()
+    if len(positions) == 1:
+        position = positions[0]
+        return lambda args: (args[position],)
+    return operator.itemgetter(*positions)
+
+
+def _uniform_sources(description: ShaderDescription) -> list[Source]:
+    sources: dict[str, Source] = {}
+    if description.exec_count_name:
+        sources[description.exec_count_name] = ("limits",)
+    for position, info in enumerate(description.shader_arg_infos):
+        if info.arg_type == ShaderArgumentType.BUFFER and info.shader_shape_name:
+            sources[info.shader_shape_name] = ("shape", position)
+        elif info.arg_type == ShaderArgumentType.CONSTANT:
+            sources[info.shader_name] = ("param", position)
+        elif info.arg_type == ShaderArgumentType.CONSTANT_DATACLASS:
+            for field, member in info.shader_name.items():
+                sources[member] = ("field", position, field)
+    missing = [e.name for e in description.uniform_structure if e.name not in sources]
+    if missing:
+        raise InvalidStateError(f"shader '{description.name}': uniform member '{missing[0]}' "
+                                "comes from no parameter")
+    return [sources[e.name] for e in description.uniform_structure]
