@@ -2,14 +2,16 @@
 dependent dispatch, and a new kernel's first dispatch in a new process with a warm cache.
 
 Printed beside references from the same run: a raw C++ Vulkan submit-and-wait loop (in the
-native extension, no Python in the loop) and, where torch with CUDA is installed, a tiny torch
-kernel launch + synchronize.
+native extension, no Python in the loop; waiting on its fence by blocking, and by polling) and,
+where torch with CUDA is installed, a tiny torch kernel launch + synchronize. Each figure is the
+median of --repeats interleaved measurements (hosts drift by tens of percent within a minute).
 
-    python benchmarks/dispatch.py [--iterations 2000]
+    python benchmarks/dispatch.py [--iterations 2000] [--repeats 5]
 """
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -110,32 +112,46 @@ def torch_launch_us(iterations: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     context = vd.get_context()
     native = context.native_module
     buf = vd.asbuffer(np.zeros(256, dtype=np.float32))
     n = args.iterations
-    raw = native.raw_submit_wait_us(context.native, n)
+    samples: dict[str, list[float]] = {}
+    for _ in range(args.repeats):
+        for name, measure in (
+                ("raw", lambda: native.raw_submit_wait_us(context.native, n)),
+                ("raw_poll", lambda: native.raw_submit_wait_us(context.native, n, True)),
+                ("immediate", lambda: immediate_us(buf, n)),
+                ("record", lambda: record_us(buf, n)),
+                ("replay", lambda: replay_us(buf, n)),
+                ("raw_replay", lambda: native.raw_dependent_dispatch_us(context.native, n))):
+            samples.setdefault(name, []).append(measure())
+    fig = {name: statistics.median(values) for name, values in samples.items()}
+    # immediate: warm-up + n calls; replay: two submits of n dispatches (recording runs none)
+    assert buf.read(0)[0] == args.repeats * (1 + 3 * n), "a dispatch was lost"
     rows = [
-        ("immediate call + wait (us)", immediate_us(buf, n), raw, "raw C++ submit+wait"),
-        ("graph record per call (us)", record_us(buf, n), None, ""),
-        ("graph replay per dependent dispatch (us)", replay_us(buf, n), None, ""),
+        ("immediate call + wait (us)", fig["immediate"], fig["raw"], "raw C++ submit+wait"),
+        ("", None, fig["raw_poll"], "raw C++ submit+polling wait"),
+        ("graph record per call (us)", fig["record"], None, ""),
+        ("graph replay per dependent dispatch (us)", fig["replay"], fig["raw_replay"],
+         "raw C++ dependent dispatches, one submit"),
         ("new kernel, warm cache, new process (ms)", new_kernel_ms(), None, ""),
     ]
     torch_us = torch_launch_us(n)
-    # immediate: warm-up + n calls; replay: two submits of n dispatches (recording runs none)
-    assert buf.read(0)[0] == 1 + n + 2 * n, "a dispatch was lost"
     print(f"device: {context.device_infos[0].device_name}")
     header = f"{'figure':<42} | {'vkdispatch':>10} | {'reference':>10} | {'ratio':>6} | reference"
     print(header)
     print("-" * len(header))
     for name, ours, ref, label in rows:
+        ours_text = f"{ours:10.2f}" if ours is not None else f"{'':>10}"
         ref_text = f"{ref:10.2f}" if ref is not None else f"{'-':>10}"
-        ratio = f"{ours / ref:6.2f}" if ref else f"{'-':>6}"
-        print(f"{name:<42} | {ours:10.2f} | {ref_text} | {ratio} | {label}")
+        ratio = f"{(ours or fig['immediate']) / ref:6.2f}" if ref else f"{'-':>6}"
+        print(f"{name:<42} | {ours_text} | {ref_text} | {ratio} | {label}")
     if torch_us is not None:
-        print(f"{'torch tiny kernel launch + sync (us)':<42} | {'':>10} | {torch_us:10.2f} |"
-              f" {rows[0][1] / torch_us:6.2f} | torch")
+        print(f"{'':<42} | {'':>10} | {torch_us:10.2f} | {fig['immediate'] / torch_us:6.2f} |"
+              f" torch tiny kernel launch + sync")
     print("\nratio = vkdispatch / reference (below 1: vkdispatch is faster)")
 
 

@@ -203,3 +203,22 @@ def test_native_context_close_closes_compute_objects_first(context, native):
     assert native.live_descriptor_set_count() == sets_before
     with pytest.raises(RuntimeError, match="closed"):
         commands.record(plan, dset, 1, 1, 1)
+
+
+@pytest.mark.parametrize("poll", [False, True])
+def test_raw_submit_reference_runs_and_leaves_the_queue_usable(context, native, rng, poll):
+    """The benchmark's raw Vulkan loop (both wait modes) returns a latency and does not disturb
+    the context's own bookkeeping of queue 0."""
+    microseconds = native.raw_submit_wait_us(context.native, 20, poll)
+    assert 0 < microseconds < 1e6
+    with pytest.raises(ValueError, match="iterations"):
+        native.raw_submit_wait_us(context.native, 0, poll)
+    data = rng.standard_normal(300).astype(np.float32)
+    buf = vd.asbuffer(data)
+    np.testing.assert_array_equal(buf.read(0), data)
+
+
+def test_raw_dependent_dispatch_reference_runs(context, native):
+    assert 0 < native.raw_dependent_dispatch_us(context.native, 50) < 1e6
+    with pytest.raises(ValueError, match="count"):
+        native.raw_dependent_dispatch_us(context.native, 0)

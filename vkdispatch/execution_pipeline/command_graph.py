@@ -89,6 +89,7 @@ class CommandGraph(CommandList):
         self._reset_on_submit = reset_on_submit
         self._dispatches: list[_Dispatch] = []
         self._uniform = bytearray()
+        self._uniform_offsets: dict[bytes, int] = {}
         self._uniform_alignment = max(4, self.context.uniform_buffer_alignment)
         self._all_queues = frozenset(range(self.context.queue_count))
         self._uniform_buffer: Buffer | None = None
@@ -168,11 +169,16 @@ class CommandGraph(CommandList):
         return (None, stored) if bound else (packed, None)
 
     def _append_uniform(self, block: bytes) -> int:
+        """The offset of ``block`` in the graph's uniform data; calls with equal blocks share
+        one copy, and so one descriptor set that the replay binds once."""
         if not block:
             return -1
-        uniform = self._uniform
-        offset = -len(uniform) % self._uniform_alignment + len(uniform)
-        uniform += bytes(offset - len(uniform)) + block
+        offset = self._uniform_offsets.get(block)
+        if offset is None:
+            uniform = self._uniform
+            offset = -len(uniform) % self._uniform_alignment + len(uniform)
+            uniform += bytes(offset - len(uniform)) + block
+            self._uniform_offsets[block] = offset
         return offset
 
     def bind_var(self, name: str) -> BoundVariableName:
@@ -326,6 +332,7 @@ class CommandGraph(CommandList):
         """Forgets recorded calls and bound variables (keeps caches and the uniform buffer)."""
         self._dispatches.clear()
         self._uniform.clear()
+        self._uniform_offsets.clear()
         self.name_to_pc_key_dict.clear()
         self.queued_pc_values.clear()
         self._recorded = False

@@ -54,4 +54,6 @@ cdef extern from "vkdispatch/command_list.hpp" namespace "vkdispatch" nogil:
                         size_t uniform_size) except +raiseNativeError
 
 cdef extern from "vkdispatch/raw_submit.hpp" namespace "vkdispatch" nogil:
-    double rawSubmitWaitMicroseconds(Context& context, int iterations) except +raiseNativeError
+    double rawSubmitWaitMicroseconds(Context& context, int iterations,
+                                     bint poll) except +raiseNativeError
+    double rawDependentDispatchMicroseconds(Context& context, int count) except +raiseNativeError

@@ -619,12 +619,25 @@ cdef class NativeCommandList:
         _check_validation()
 
 
-def raw_submit_wait_us(NativeContext ctx, int iterations):
-    """Reference latency (us) of a plain-Vulkan submit + fence wait of a tiny dispatch on
-    queue 0 (see raw_submit.hpp); the queue must not be used by other threads meanwhile."""
+def raw_dependent_dispatch_us(NativeContext ctx, int count):
+    """Reference cost (us) per dispatch of ``count`` dependent tiny dispatches recorded with
+    plain Vulkan into one command buffer, submitted once and waited for (queue 0, which no other
+    thread may use meanwhile)."""
     ctx._check_open()
     cdef double result
     with nogil:
-        result = cp.rawSubmitWaitMicroseconds(ctx.ptr.get()[0], iterations)
+        result = cp.rawDependentDispatchMicroseconds(ctx.ptr.get()[0], count)
+    _check_validation()
+    return result
+
+
+def raw_submit_wait_us(NativeContext ctx, int iterations, bint poll=False):
+    """Reference latency (us) of a plain-Vulkan submit + fence wait (blocking, or polling when
+    ``poll``) of a tiny dispatch on queue 0 (see raw_submit.hpp); the queue must not be used by
+    other threads meanwhile."""
+    ctx._check_open()
+    cdef double result
+    with nogil:
+        result = cp.rawSubmitWaitMicroseconds(ctx.ptr.get()[0], iterations, poll)
     _check_validation()
     return result

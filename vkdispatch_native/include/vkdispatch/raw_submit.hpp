@@ -1,7 +1,8 @@
 #pragma once
-// The reference figure of the dispatch benchmark: the latency of a tiny dispatch submitted and
-// waited for with plain Vulkan calls (one pre-recorded command buffer, a fence), no Python and
-// none of the runtime's bookkeeping in the loop.
+// The reference figures of the dispatch benchmark, measured with plain Vulkan calls (one
+// pre-recorded command buffer, a fence), no Python and none of the runtime's bookkeeping: the
+// latency of a tiny dispatch submitted and waited for (the wait blocks on the fence or polls it),
+// and the cost per dispatch of a long chain of dependent dispatches in one submission.
 //
 // Thread safety: uses queue 0 directly; no other work may be submitted while it runs.
 
@@ -9,7 +10,11 @@ namespace vkdispatch {
 
 class Context;
 
-/// Mean microseconds of vkQueueSubmit + vkWaitForFences of a 64-invocation dispatch.
-double rawSubmitWaitMicroseconds(Context& context, int iterations);
+/// Mean microseconds of vkQueueSubmit + a wait for the fence (vkWaitForFences, or a
+/// vkGetFenceStatus loop when `poll`) of a 64-invocation dispatch.
+double rawSubmitWaitMicroseconds(Context& context, int iterations, bool poll = false);
+/// Microseconds per dispatch of one submission of `count` 64-invocation dispatches, each behind
+/// a compute-to-compute barrier, including the wait for the last.
+double rawDependentDispatchMicroseconds(Context& context, int count);
 
 }  // namespace vkdispatch

@@ -18,65 +18,122 @@ layout(set = 0, binding = 0) buffer Data { float data[]; } buf;
 void main() { buf.data[gl_GlobalInvocationID.x] += 1.0; }
 )";
 
-struct FenceAndPool {
-    VkDevice device;
-    VkFence fence = VK_NULL_HANDLE;
-    VkCommandPool pool = VK_NULL_HANDLE;
-    ~FenceAndPool() {
-        if (fence != VK_NULL_HANDLE) vkDestroyFence(device, fence, nullptr);
-        if (pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, pool, nullptr);
+// The increment kernel bound to a 64-float buffer, with its own command pool, command buffer and
+// fence on queue 0: everything a plain Vulkan program would set up once.
+class RawKernel {
+public:
+    explicit RawKernel(Context& context)
+        : m_queue(context.queue(0)),
+          m_plan(context, compile(), {BindingType::StorageBuffer}, 0, "raw_submit"),
+          m_buffer(context, 64 * sizeof(float)),
+          m_set(m_plan),
+          m_device(m_queue.device()) {
+        m_set.bindBuffer(0, m_buffer, 0, 0, false, true, true);
+        m_queue.waitIdle();
+        VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+        pool_info.queueFamilyIndex = m_queue.family();
+        VK_CHECK(vkCreateCommandPool(m_device, &pool_info, nullptr, &m_pool), "command pool");
+        VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        alloc.commandPool = m_pool;
+        alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        alloc.commandBufferCount = 1;
+        VK_CHECK(vkAllocateCommandBuffers(m_device, &alloc, &m_cb), "command buffer");
+        VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        VK_CHECK(vkCreateFence(m_device, &fence_info, nullptr, &m_fence), "fence");
     }
+    ~RawKernel() {
+        vkDestroyFence(m_device, m_fence, nullptr);
+        vkDestroyCommandPool(m_device, m_pool, nullptr);
+    }
+    RawKernel(const RawKernel&) = delete;
+    RawKernel& operator=(const RawKernel&) = delete;
+
+    /// Records `count` dispatches, each after a barrier on the previous one's writes.
+    void record(int count) {
+        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        VK_CHECK(vkBeginCommandBuffer(m_cb, &begin), "begin");
+        const auto& objects = m_plan.forQueue(0);
+        VkDescriptorSet descriptor = m_set.handle(0);
+        vkCmdBindPipeline(m_cb, VK_PIPELINE_BIND_POINT_COMPUTE, objects.pipeline.get());
+        vkCmdBindDescriptorSets(m_cb, VK_PIPELINE_BIND_POINT_COMPUTE, objects.layout.get(), 0, 1,
+                                &descriptor, 0, nullptr);
+        for (int i = 0; i < count; ++i) {
+            if (i > 0) {
+                VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+                barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+                barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+                vkCmdPipelineBarrier(m_cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0,
+                                     nullptr, 0, nullptr);
+            }
+            vkCmdDispatch(m_cb, 1, 1, 1);
+        }
+        VK_CHECK(vkEndCommandBuffer(m_cb), "end");
+    }
+
+    /// Submits the command buffer and waits on its fence (blocking, or polling its status).
+    void submitAndWait(bool poll) {
+        VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        submit.commandBufferCount = 1;
+        submit.pCommandBuffers = &m_cb;
+        VK_CHECK(vkQueueSubmit(m_queue.handle(), 1, &submit, m_fence), "submit");
+        if (poll) {
+            VkResult status;
+            while ((status = vkGetFenceStatus(m_device, m_fence)) == VK_NOT_READY) {
+            }
+            VK_CHECK(status, "fence status");
+        } else {
+            VK_CHECK(vkWaitForFences(m_device, 1, &m_fence, VK_TRUE, UINT64_MAX), "wait");
+        }
+        VK_CHECK(vkResetFences(m_device, 1, &m_fence), "reset fence");
+    }
+
+private:
+    static std::vector<uint32_t> compile() {
+        const CompileResult compiled = Compiler().compileCompute(kIncrement, "raw_submit");
+        if (!compiled.ok) throw Error("raw submit benchmark shader: " + compiled.log);
+        return compiled.spirv;
+    }
+
+    Queue& m_queue;
+    ComputePlan m_plan;
+    Buffer m_buffer;
+    DescriptorSet m_set;
+    VkDevice m_device;
+    VkCommandPool m_pool = VK_NULL_HANDLE;
+    VkCommandBuffer m_cb = VK_NULL_HANDLE;  // freed with the pool
+    VkFence m_fence = VK_NULL_HANDLE;
 };
 
-}  // namespace
-
-double rawSubmitWaitMicroseconds(Context& context, int iterations) {
-    if (iterations < 1) throw InvalidArgumentError("iterations must be at least 1");
-    const CompileResult compiled = Compiler().compileCompute(kIncrement, "raw_submit");
-    if (!compiled.ok) throw Error("raw submit benchmark shader: " + compiled.log);
-    ComputePlan plan(context, compiled.spirv, {BindingType::StorageBuffer}, 0, "raw_submit");
-    Buffer buffer(context, 64 * sizeof(float));
-    DescriptorSet set(plan);
-    set.bindBuffer(0, buffer, 0, 0, false, true, true);
-    Queue& queue = context.queue(0);
-    queue.waitIdle();
-
-    FenceAndPool owned{queue.device()};
-    VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    pool_info.queueFamilyIndex = queue.family();
-    VK_CHECK(vkCreateCommandPool(owned.device, &pool_info, nullptr, &owned.pool), "command pool");
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = owned.pool;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cb;
-    VK_CHECK(vkAllocateCommandBuffers(owned.device, &alloc, &cb), "command buffer");
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    VK_CHECK(vkBeginCommandBuffer(cb, &begin), "begin");
-    const auto& objects = plan.forQueue(0);
-    VkDescriptorSet descriptor = set.handle(0);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, objects.pipeline.get());
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, objects.layout.get(), 0, 1,
-                            &descriptor, 0, nullptr);
-    vkCmdDispatch(cb, 1, 1, 1);
-    VK_CHECK(vkEndCommandBuffer(cb), "end");
-    VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VK_CHECK(vkCreateFence(owned.device, &fence_info, nullptr, &owned.fence), "fence");
-
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cb;
-    auto run_once = [&] {
-        VK_CHECK(vkQueueSubmit(queue.handle(), 1, &submit, owned.fence), "submit");
-        VK_CHECK(vkWaitForFences(owned.device, 1, &owned.fence, VK_TRUE, UINT64_MAX), "wait");
-        VK_CHECK(vkResetFences(owned.device, 1, &owned.fence), "reset fence");
-    };
-    run_once();  // warm-up
+template <typename Action>
+double meanMicroseconds(int iterations, Action action) {
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < iterations; ++i) run_once();
+    for (int i = 0; i < iterations; ++i) action();
     const std::chrono::duration<double, std::micro> elapsed =
         std::chrono::steady_clock::now() - start;
     return elapsed.count() / iterations;
+}
+
+void checkPositive(int value, const char* name) {
+    if (value < 1) throw InvalidArgumentError(std::string(name) + " must be at least 1");
+}
+
+}  // namespace
+
+double rawSubmitWaitMicroseconds(Context& context, int iterations, bool poll) {
+    checkPositive(iterations, "iterations");
+    RawKernel kernel(context);
+    kernel.record(1);
+    kernel.submitAndWait(poll);  // warm-up
+    return meanMicroseconds(iterations, [&] { kernel.submitAndWait(poll); });
+}
+
+double rawDependentDispatchMicroseconds(Context& context, int count) {
+    checkPositive(count, "count");
+    RawKernel kernel(context);
+    kernel.record(count);
+    kernel.submitAndWait(false);  // warm-up
+    return meanMicroseconds(1, [&] { kernel.submitAndWait(false); }) / count;
 }
 
 }  // namespace vkdispatch

@@ -98,8 +98,9 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
     try {
         for (size_t i = 0; i < queue_families.size(); ++i) {
             const int family = queue_families[i];
-            m_queues.push_back(std::make_unique<Queue>(m_device, family, next_in_family[family]++,
-                                                       first_queue_index + static_cast<int>(i)));
+            m_queues.push_back(std::make_unique<Queue>(
+                m_device, family, next_in_family[family]++,
+                first_queue_index + static_cast<int>(i), pollBeforeBlocking(m_info.device_type)));
         }
     } catch (...) {
         m_queues.clear();

@@ -1,5 +1,8 @@
 #include "vkdispatch/queue.hpp"
 
+#include <thread>
+
+#include "vkdispatch/device_info.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/interrupt.hpp"
 #include "vkdispatch/log.hpp"
@@ -8,6 +11,7 @@ namespace vkdispatch {
 namespace {
 
 constexpr uint64_t kWaitSliceNs = 100'000'000;  // how often a wait checks for Ctrl-C
+constexpr std::chrono::microseconds kGpuPoll(200);  // covers a tiny dispatch several times over
 
 void fullBarrier(VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
     VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -19,8 +23,14 @@ void fullBarrier(VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFla
 
 }  // namespace
 
-Queue::Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int global_index)
-    : m_device(device), m_family(family), m_global_index(global_index) {
+std::chrono::nanoseconds pollBeforeBlocking(DeviceType type) noexcept {
+    if (type == DeviceType::Cpu) return std::chrono::nanoseconds(0);
+    return kGpuPoll;
+}
+
+Queue::Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int global_index,
+             std::chrono::nanoseconds poll)
+    : m_device(device), m_family(family), m_global_index(global_index), m_poll(poll) {
     vkGetDeviceQueue(device, family, index_in_family, &m_queue);
 
     VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -73,6 +83,13 @@ uint64_t Queue::lastSubmitted() {
 
 void Queue::wait(uint64_t value) {
     if (value == 0) return;
+    if (m_poll.count() > 0) {
+        const auto deadline = std::chrono::steady_clock::now() + m_poll;
+        while (completedValue() < value) {
+            if (std::chrono::steady_clock::now() >= deadline) break;
+            std::this_thread::yield();
+        }
+    }
     VkSemaphore sem = m_timeline.get();
     VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
     info.semaphoreCount = 1;
