@@ -223,6 +223,57 @@ TEST_F(CommandListTest, LongChainOfIncrementsIsExact) {
     }
 }
 
+// Submissions without uniform data reuse a kept command buffer: each resubmission must still run,
+// and changed push constants, a rebound set or new dispatches must each be recorded afresh.
+TEST_F(CommandListTest, KeptRecordingRunsAgainAndFollowsEveryChange) {
+    ComputePlan plan(context(), test::compileOrFail(kAffine, "affine"),
+                     {BindingType::StorageBuffer}, sizeof(AffinePc), "affine");
+    const size_t n = 300;
+    const auto x = randomFloats(n, 11);
+    const auto z = randomFloats(n, 12);
+    Buffer first(context(), n * 4);
+    Buffer second(context(), n * 4);
+    test::upload(first, x);
+    test::upload(second, z);
+    DescriptorSet set(plan);
+    set.bindBuffer(0, first, 0, 0, false, true, true);
+    CommandList list(context());
+    list.recordDispatch(plan, set, {groupsFor(n, 32), 1, 1});
+    const uint32_t count = static_cast<uint32_t>(n);
+    auto submit = [&](AffinePc pc) {
+        const auto bytes = test::bytesOf(std::vector<AffinePc>{pc});
+        list.submit(bytes.data(), bytes.size(), 1, 0, nullptr, nullptr, 0);
+    };
+    std::vector<float> expected_first = x;
+    std::vector<float> expected_second = z;
+    auto apply = [](std::vector<float>& values, AffinePc pc, int times) {
+        for (int t = 0; t < times; ++t)
+            for (float& v : values) v = v * pc.m + pc.a;
+    };
+    const AffinePc plus_one{1.0f, 1.0f, count};
+    for (int i = 0; i < 3; ++i) submit(plus_one);  // recorded once, submitted three times
+    apply(expected_first, plus_one, 3);
+    const AffinePc twice{2.0f, 0.0f, count};
+    submit(twice);  // new push constants
+    apply(expected_first, twice, 1);
+    set.bindBuffer(0, second, 0, 0, false, true, true);
+    submit(twice);  // same push constants, rebound set
+    apply(expected_second, twice, 1);
+    list.recordDispatch(plan, set, {groupsFor(n, 32), 1, 1});  // now two dispatches per submit
+    const auto one = test::bytesOf(std::vector<AffinePc>(2, plus_one));
+    list.submit(one.data(), one.size(), 1, 0, nullptr, nullptr, 0);
+    const auto two = test::bytesOf(std::vector<AffinePc>(4, plus_one));
+    list.submit(two.data(), two.size(), 2, 0, nullptr, nullptr, 0);  // a new instance count
+    apply(expected_second, plus_one, 2 + 4);
+    for (auto [buffer, expected] : {std::make_pair(&first, &expected_first),
+                                    std::make_pair(&second, &expected_second)}) {
+        const auto out = test::download<float>(*buffer, n);
+        for (size_t i = 0; i < n; ++i)
+            ASSERT_NEAR(out[i], (*expected)[i], 1e-3f * (1.0f + std::fabs((*expected)[i])))
+                << "i=" << i;
+    }
+}
+
 TEST_F(CommandListTest, UniformUploadIsPaddedAndChunked) {
     CommandList list(context());
     Buffer uniform(context(), 100000);

@@ -2,6 +2,10 @@
 // A recorded sequence of compute dispatches, replayed `instance_count` times per submission with
 // per-instance push constants, with the barriers that hazards between dispatches need.
 //
+// A submission without uniform data keeps its Vulkan command buffer, per queue: the next
+// submission with the same dispatches, descriptor-set versions, instance count and push
+// constants submits it again without recording (replays cost the GPU's time only).
+//
 // Thread safety: one thread at a time per CommandList (record, reset and submit need external
 // synchronisation). Several command lists may submit to the same queues concurrently; plans may
 // be shared between lists.
@@ -36,6 +40,8 @@ class CommandList {
 public:
     /// The context must outlive the list.
     explicit CommandList(Context& context);
+    /// Hands kept command buffers back to their queues (freed once their work has finished).
+    ~CommandList();
     CommandList(const CommandList&) = delete;
     CommandList& operator=(const CommandList&) = delete;
 
@@ -75,6 +81,15 @@ private:
         const uint8_t* data = nullptr;
         size_t size = 0;
     };
+    // A queue's kept recording and what it was recorded from.
+    struct KeptRecording {
+        VkCommandBuffer cb = VK_NULL_HANDLE;
+        uint64_t last_use = 0;
+        uint64_t generation = 0;
+        uint64_t set_version = 0;
+        uint32_t instance_count = 0;
+        std::vector<uint8_t> push_constants;
+    };
 
     void checkSubmission(size_t size, uint32_t instance_count, const UniformUpload& upload) const;
     std::vector<int> targetQueues(int queue_index) const;
@@ -82,11 +97,18 @@ private:
                 uint32_t instance_count, const UniformUpload& upload);
     void recordUniformUpload(VkCommandBuffer cb, int queue_index, const UniformUpload& upload);
     void markUsed(int queue_index, uint64_t value, const UniformUpload& upload);
+    uint64_t newestSetVersion() const noexcept;
+    bool matches(const KeptRecording& kept, uint64_t set_version, const uint8_t* push_constants,
+                 size_t size, uint32_t instance_count) const noexcept;
+    uint64_t submitKept(int queue_index, uint64_t set_version, const uint8_t* push_constants,
+                        size_t size, uint32_t instance_count);
 
     Context& m_context;
     std::array<uint32_t, 3> m_max_blocks{};  // minimum over the context's devices
     std::vector<Dispatch> m_dispatches;
+    uint64_t m_generation = 0;  // changes with every recordDispatch() and reset()
     size_t m_instance_size = 0;
+    std::vector<KeptRecording> m_kept;  // per queue
     HazardTracker m_tracker;           // reused by every recording
     std::vector<uint8_t> m_scratch;    // push constants / uniform tail padded to 4 bytes
 };

@@ -58,6 +58,9 @@ public:
     const std::vector<BufferAccess>& accesses() const noexcept { return m_accesses; }
     /// Throws InvalidArgumentError naming the first binding that was never bound.
     void checkComplete() const;
+    /// Changes whenever a binding changes: drawn from one process-wide increasing counter, so a
+    /// set's version is above every version handed out before its last change.
+    uint64_t version() const noexcept { return m_version; }
     /// Records that submission `value` on queue `queue_index` uses this set.
     void markUsed(int queue_index, uint64_t value) noexcept;
 
@@ -82,6 +85,7 @@ private:
     std::vector<BufferBinding> m_bindings;
     std::vector<BufferAccess> m_accesses;
     std::vector<std::unique_ptr<PerQueue>> m_queues;
+    uint64_t m_version;
 };
 
 }  // namespace vkdispatch

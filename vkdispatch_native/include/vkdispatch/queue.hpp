@@ -38,6 +38,17 @@ public:
     /// Records commands with `record` into a fresh command buffer framed by full memory barriers
     /// (earlier work -> these commands -> host reads), submits it and returns its timeline value.
     uint64_t submit(const Recorder& record);
+
+    // For recordings kept and submitted again: acquire a command buffer, record it with
+    // recordFramed(), submit it any number of times with submitRecorded(), and hand it back with
+    // recycle() (it is reused once the timeline passes its last use).
+    VkCommandBuffer acquireCommandBuffer();
+    /// Begins `cb` with `usage`, records the framing barriers around `record`, and ends it
+    /// (holding the queue's lock: recording uses the queue's command pool).
+    void recordFramed(VkCommandBuffer cb, VkCommandBufferUsageFlags usage, const Recorder& record);
+    /// Submits a recorded command buffer; returns the timeline value it signals.
+    uint64_t submitRecorded(VkCommandBuffer cb);
+    void recycle(VkCommandBuffer cb, uint64_t last_use);
     /// Returns once the timeline reaches `value` (polling first, then blocking); interruptible
     /// (see interrupt.hpp).
     void wait(uint64_t value);
@@ -57,8 +68,7 @@ public:
     VkDevice device() const noexcept { return m_device; }
 
 private:
-    VkCommandBuffer acquireCommandBuffer();  // m_mutex held
-    void collect(uint64_t completed);        // m_mutex held
+    void collect(uint64_t completed);  // m_mutex held
 
     VkDevice m_device;
     VkQueue m_queue = VK_NULL_HANDLE;

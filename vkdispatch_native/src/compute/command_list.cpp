@@ -56,12 +56,19 @@ int leastBusyQueue(const std::vector<uint64_t>& outstanding) {
                             outstanding.begin());
 }
 
-CommandList::CommandList(Context& context) : m_context(context) {
+CommandList::CommandList(Context& context)
+    : m_context(context), m_kept(static_cast<size_t>(context.queueCount())) {
     m_max_blocks.fill(UINT32_MAX);
     for (const auto& device : context.devices())
         for (int axis = 0; axis < 3; ++axis)
             m_max_blocks[axis] =
                 std::min(m_max_blocks[axis], device->info().max_workgroup_count[axis]);
+}
+
+CommandList::~CommandList() {
+    for (size_t q = 0; q < m_kept.size(); ++q)
+        if (m_kept[q].cb != VK_NULL_HANDLE)
+            m_context.queue(static_cast<int>(q)).recycle(m_kept[q].cb, m_kept[q].last_use);
 }
 
 void CommandList::recordDispatch(ComputePlan& plan, DescriptorSet& set,
@@ -75,11 +82,13 @@ void CommandList::recordDispatch(ComputePlan& plan, DescriptorSet& set,
     checkWorkgroupCounts(blocks, m_max_blocks);
     m_dispatches.push_back({&plan, &set, blocks, m_instance_size});
     m_instance_size += plan.pushConstantSize();
+    ++m_generation;
 }
 
 void CommandList::reset() noexcept {
     m_dispatches.clear();
     m_instance_size = 0;
+    ++m_generation;
 }
 
 void CommandList::checkSubmission(size_t size, uint32_t instance_count,
@@ -211,6 +220,48 @@ void CommandList::markUsed(int queue_index, uint64_t value, const UniformUpload&
     if (upload.size > 0) detail::raiseTo(upload.buffer->replica(queue_index).last_use, value);
 }
 
+uint64_t CommandList::newestSetVersion() const noexcept {
+    uint64_t newest = 0;
+    for (const Dispatch& d : m_dispatches) newest = std::max(newest, d.set->version());
+    return newest;
+}
+
+bool CommandList::matches(const KeptRecording& kept, uint64_t set_version,
+                          const uint8_t* push_constants, size_t size,
+                          uint32_t instance_count) const noexcept {
+    return kept.cb != VK_NULL_HANDLE && kept.generation == m_generation &&
+           kept.set_version == set_version && kept.instance_count == instance_count &&
+           kept.push_constants.size() == size &&
+           (size == 0 || std::memcmp(kept.push_constants.data(), push_constants, size) == 0);
+}
+
+uint64_t CommandList::submitKept(int queue_index, uint64_t set_version,
+                                 const uint8_t* push_constants, size_t size,
+                                 uint32_t instance_count) {
+    Queue& queue = m_context.queue(queue_index);
+    KeptRecording& kept = m_kept[queue_index];
+    if (!matches(kept, set_version, push_constants, size, instance_count)) {
+        if (kept.cb != VK_NULL_HANDLE) queue.recycle(kept.cb, kept.last_use);
+        kept = KeptRecording{};
+        VkCommandBuffer cb = queue.acquireCommandBuffer();
+        try {
+            // Submitted again while earlier submissions of it may still run.
+            queue.recordFramed(cb, VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+                                [&](VkCommandBuffer target) {
+                                    record(target, queue_index, push_constants, instance_count,
+                                           UniformUpload{});
+                                });
+        } catch (...) {
+            queue.recycle(cb, 0);
+            throw;
+        }
+        kept = KeptRecording{cb, 0, m_generation, set_version, instance_count,
+                             std::vector<uint8_t>(push_constants, push_constants + size)};
+    }
+    kept.last_use = queue.submitRecorded(kept.cb);
+    return kept.last_use;
+}
+
 uint64_t CommandList::submit(const uint8_t* push_constants, size_t size, uint32_t instance_count,
                              int queue_index, Buffer* uniform_buffer, const uint8_t* uniform_data,
                              size_t uniform_size) {
@@ -219,11 +270,16 @@ uint64_t CommandList::submit(const uint8_t* push_constants, size_t size, uint32_
     if (size > 0 && push_constants == nullptr)
         throw InvalidArgumentError("push_constants: no data for " + std::to_string(size) +
                                    " bytes");
+    const uint64_t set_version = newestSetVersion();
     uint64_t value = 0;
     for (int q : targetQueues(queue_index)) {
-        value = m_context.queue(q).submit([&](VkCommandBuffer cb) {
-            record(cb, q, push_constants, instance_count, upload);
-        });
+        if (upload.size == 0) {
+            value = submitKept(q, set_version, push_constants, size, instance_count);
+        } else {
+            value = m_context.queue(q).submit([&](VkCommandBuffer cb) {
+                record(cb, q, push_constants, instance_count, upload);
+            });
+        }
         markUsed(q, value, upload);
     }
     return value;

@@ -14,6 +14,7 @@ namespace vkdispatch {
 namespace {
 
 std::atomic<int64_t> g_live_sets{0};
+std::atomic<uint64_t> g_last_version{0};
 
 VkDescriptorType descriptorType(BindingType type) {
     switch (type) {
@@ -34,7 +35,10 @@ std::string bindingLabel(int binding, const ComputePlan& plan) {
 }  // namespace
 
 DescriptorSet::DescriptorSet(ComputePlan& plan)
-    : m_context(plan.context()), m_plan(plan), m_bindings(plan.bindings().size()) {
+    : m_context(plan.context()),
+      m_plan(plan),
+      m_bindings(plan.bindings().size()),
+      m_version(++g_last_version) {
     const int queue_count = m_context.queueCount();
     for (int q = 0; q < queue_count; ++q) {
         m_queues.push_back(std::make_unique<PerQueue>());
@@ -162,6 +166,7 @@ void DescriptorSet::bindBuffer(int binding, Buffer& buffer, uint64_t offset, uin
                                bool uniform, bool read, bool write_access) {
     checkBinding(binding, buffer, offset, range, uniform);
     m_bindings[binding] = {&buffer, offset, range, uniform, read, write_access};
+    m_version = ++g_last_version;
 
     const Context& context = m_context;
     for (int q = 0; q < static_cast<int>(m_queues.size()); ++q) {

@@ -136,6 +136,7 @@ void Queue::collect(uint64_t completed) {
 }
 
 VkCommandBuffer Queue::acquireCommandBuffer() {
+    std::lock_guard<std::mutex> lock(m_mutex);
     if (m_free.empty()) collect(completedValue());
     if (!m_free.empty()) {
         VkCommandBuffer cb = m_free.back();
@@ -151,24 +152,26 @@ VkCommandBuffer Queue::acquireCommandBuffer() {
     return cb;
 }
 
-uint64_t Queue::submit(const Recorder& record) {
+void Queue::recordFramed(VkCommandBuffer cb, VkCommandBufferUsageFlags usage,
+                         const Recorder& record) {
     std::lock_guard<std::mutex> lock(m_mutex);
-    VkCommandBuffer cb = acquireCommandBuffer();
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = usage;
+    VK_CHECK(vkBeginCommandBuffer(cb, &begin), "beginning a command buffer");
     try {
-        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-        VK_CHECK(vkBeginCommandBuffer(cb, &begin), "beginning a command buffer");
         fullBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                     VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
         record(cb);
         fullBarrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
         VK_CHECK(vkEndCommandBuffer(cb), "ending a command buffer");
     } catch (...) {
-        vkResetCommandBuffer(cb, 0);
-        m_free.push_back(cb);
+        vkResetCommandBuffer(cb, 0);  // out of the recording state, so it can be begun again
         throw;
     }
+}
 
+uint64_t Queue::submitRecorded(VkCommandBuffer cb) {
+    std::lock_guard<std::mutex> lock(m_mutex);
     const uint64_t value = m_next_value;
     VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
     timeline.signalSemaphoreValueCount = 1;
@@ -180,14 +183,28 @@ uint64_t Queue::submit(const Recorder& record) {
     submit.pCommandBuffers = &cb;
     submit.signalSemaphoreCount = 1;
     submit.pSignalSemaphores = &sem;
-    const VkResult result = vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE);
-    if (result != VK_SUCCESS) {
-        vkResetCommandBuffer(cb, 0);
-        m_free.push_back(cb);
-        VK_CHECK(result, "submitting work to queue " + std::to_string(m_global_index));
-    }
+    VK_CHECK(vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE),
+             "submitting work to queue " + std::to_string(m_global_index));
     ++m_next_value;
-    m_in_flight.emplace_back(value, cb);
+    return value;
+}
+
+void Queue::recycle(VkCommandBuffer cb, uint64_t last_use) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_in_flight.emplace_back(last_use, cb);
+}
+
+uint64_t Queue::submit(const Recorder& record) {
+    VkCommandBuffer cb = acquireCommandBuffer();
+    uint64_t value = 0;
+    try {
+        recordFramed(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, record);
+        value = submitRecorded(cb);
+    } catch (...) {
+        recycle(cb, 0);
+        throw;
+    }
+    recycle(cb, value);
     return value;
 }
 
