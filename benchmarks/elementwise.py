@@ -1,7 +1,8 @@
 """Bandwidth of a generated elementwise kernel (axpy: y = a*x + y) beside references.
 
-For each size, a graph replays the kernel back to back (instance_count) so launch overhead is
-amortised; bandwidth counts the bytes the kernel must move (read x, read y, write y). Printed
+For each size, a graph replays the kernel back to back (instance_count, at least --replays and
+enough for about 2^28 floats in all) so the submission and the final wait are amortised;
+bandwidth counts the bytes the kernel must move (read x, read y, write y). Printed
 beside a generated device copy (dst = src, 2 arrays) and, where torch with CUDA is installed,
 torch's ``y.add_(x, alpha=a)`` measured in the same run.
 
@@ -41,7 +42,7 @@ def gpu_seconds(record, replays: int) -> float:
     """Seconds per kernel: one graph submission replaying it ``replays`` times."""
     graph = vd.CommandGraph()
     record(graph)
-    graph.submit()
+    graph.submit(instance_count=replays)  # warm-up: the timed submit reuses this recording
     vd.queue_wait_idle()
     start = time.perf_counter()
     graph.submit(instance_count=replays)
@@ -97,10 +98,11 @@ def main() -> None:
         x4.write(host_x)
         y4.write(host_y)
         bytes_axpy = 3 * 4 * n
-        scalar = bytes_axpy / gpu_seconds(lambda g: axpy(y, x, 0.5, graph=g), args.replays)
-        wide = bytes_axpy / gpu_seconds(lambda g: axpy_vec4(y4, x4, 0.5, graph=g), args.replays)
-        copy = 2 * 4 * n / gpu_seconds(lambda g: copy_vec4(y4, x4, graph=g), args.replays)
-        torch_s = torch_axpy_seconds(n, args.replays)
+        replays = max(args.replays, (1 << 28) // n)
+        scalar = bytes_axpy / gpu_seconds(lambda g: axpy(y, x, 0.5, graph=g), replays)
+        wide = bytes_axpy / gpu_seconds(lambda g: axpy_vec4(y4, x4, 0.5, graph=g), replays)
+        copy = 2 * 4 * n / gpu_seconds(lambda g: copy_vec4(y4, x4, graph=g), replays)
+        torch_s = torch_axpy_seconds(n, replays)
         torch_rate = bytes_axpy / torch_s if torch_s else None
         torch_text = f"{torch_rate / 1e9:10.1f}" if torch_rate else f"{'-':>10}"
         ratio = f"{wide / torch_rate:10.2f}" if torch_rate else f"{'-':>10}"
