@@ -1,7 +1,7 @@
 """Bandwidth of a generated elementwise kernel (axpy: y = a*x + y) beside references.
 
 For each size, a graph replays the kernel back to back (instance_count, at least --replays and
-enough for about 2^28 floats in all) so the submission and the final wait are amortised;
+enough for about 2^30 floats in all) so the submission and the final wait are amortised;
 bandwidth counts the bytes the kernel must move (read x, read y, write y). Printed
 beside a generated device copy (dst = src, 2 arrays) and, where torch with CUDA is installed,
 torch's ``y.add_(x, alpha=a)`` measured in the same run.
@@ -98,7 +98,7 @@ def main() -> None:
         x4.write(host_x)
         y4.write(host_y)
         bytes_axpy = 3 * 4 * n
-        replays = max(args.replays, (1 << 28) // n)
+        replays = max(args.replays, (1 << 30) // n)
         scalar = bytes_axpy / gpu_seconds(lambda g: axpy(y, x, 0.5, graph=g), replays)
         wide = bytes_axpy / gpu_seconds(lambda g: axpy_vec4(y4, x4, 0.5, graph=g), replays)
         copy = 2 * 4 * n / gpu_seconds(lambda g: copy_vec4(y4, x4, graph=g), replays)
