@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "vkdispatch/descriptor_allocator.hpp"
 #include "vkdispatch/handle.hpp"
 #include "vkdispatch/vk.hpp"
 
@@ -39,6 +40,7 @@ public:
         UniqueDescriptorSetLayout set_layout;
         UniquePipelineLayout layout;
         UniquePipeline pipeline;
+        std::shared_ptr<DescriptorAllocator> descriptors;  // null when there are no bindings
     };
 
     /// Creates the pipeline on every device of `context` (which must outlive the plan). Throws

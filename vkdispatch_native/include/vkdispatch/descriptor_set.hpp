@@ -18,6 +18,7 @@ namespace vkdispatch {
 
 class Buffer;
 class ComputePlan;
+class DescriptorAllocator;
 class Context;
 
 class DescriptorSet {
@@ -69,8 +70,8 @@ public:
 
 private:
     struct PerQueue {
-        UniqueDescriptorPool pool;
-        VkDescriptorSet set = VK_NULL_HANDLE;  // freed with the pool
+        std::shared_ptr<DescriptorAllocator> allocator;  // where `set` goes back to
+        VkDescriptorSet set = VK_NULL_HANDLE;
         std::atomic<uint64_t> last_use{0};
     };
 

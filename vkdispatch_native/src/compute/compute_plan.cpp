@@ -1,6 +1,7 @@
 #include "vkdispatch/compute_plan.hpp"
 
 #include <cstring>
+#include <map>
 
 #include "atomic_max.hpp"
 
@@ -73,6 +74,14 @@ ComputePlan::DeviceObjects createObjects(const Device& device, const std::vector
     VK_CHECK(vkCreateDescriptorSetLayout(vk, &set_info, nullptr, &set_layout),
              "creating the descriptor-set layout of '" + name + "'");
     out.set_layout = UniqueDescriptorSetLayout(vk, set_layout);
+    if (!bindings.empty()) {
+        std::map<VkDescriptorType, uint32_t> counts;
+        for (BindingType type : bindings) ++counts[descriptorType(type)];
+        std::vector<VkDescriptorPoolSize> per_set;
+        for (const auto& [type, count] : counts) per_set.push_back({type, count});
+        out.descriptors = std::make_shared<DescriptorAllocator>(vk, set_layout, std::move(per_set),
+                                                                "'" + name + "'");
+    }
 
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0,
                               pushConstantRangeSize(push_constant_size)};

@@ -1,13 +1,13 @@
 #include "vkdispatch/descriptor_set.hpp"
 
 #include <algorithm>
-#include <map>
 #include <string>
 
 #include "atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/context.hpp"
+#include "vkdispatch/descriptor_allocator.hpp"
 #include "vkdispatch/errors.hpp"
 
 namespace vkdispatch {
@@ -15,18 +15,6 @@ namespace {
 
 std::atomic<int64_t> g_live_sets{0};
 std::atomic<uint64_t> g_last_version{0};
-
-VkDescriptorType descriptorType(BindingType type) {
-    switch (type) {
-        case BindingType::UniformBuffer:
-            return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-        case BindingType::Sampler:
-            return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-        case BindingType::StorageBuffer:
-        default:
-            return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    }
-}
 
 std::string bindingLabel(int binding, const ComputePlan& plan) {
     return "binding " + std::to_string(binding) + " of '" + plan.name() + "'";
@@ -56,41 +44,22 @@ void DescriptorSet::allocate(int queue_index) {
     PerQueue& slot = *m_queues[queue_index];
     slot.set = VK_NULL_HANDLE;
     slot.last_use = 0;
-    if (m_plan.bindings().empty()) return;  // nothing to bind: no pool, no set
-
-    const VkDevice device = m_context.deviceOfQueue(queue_index).handle();
-    std::map<VkDescriptorType, uint32_t> counts;
-    for (BindingType type : m_plan.bindings()) ++counts[descriptorType(type)];
-    std::vector<VkDescriptorPoolSize> sizes;
-    for (const auto& [type, count] : counts) sizes.push_back({type, count});
-
-    VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pool_info.maxSets = 1;
-    pool_info.poolSizeCount = static_cast<uint32_t>(sizes.size());
-    pool_info.pPoolSizes = sizes.data();
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    VK_CHECK(vkCreateDescriptorPool(device, &pool_info, nullptr, &pool),
-             "creating a descriptor pool for '" + m_plan.name() + "'");
-    slot.pool = UniqueDescriptorPool(device, pool);
-
-    const VkDescriptorSetLayout layout = m_plan.forQueue(queue_index).set_layout.get();
-    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    alloc.descriptorPool = pool;
-    alloc.descriptorSetCount = 1;
-    alloc.pSetLayouts = &layout;
-    VK_CHECK(vkAllocateDescriptorSets(device, &alloc, &slot.set),
-             "allocating a descriptor set for '" + m_plan.name() + "'");
+    if (m_plan.bindings().empty()) return;  // nothing to bind: no set
+    slot.allocator = m_plan.forQueue(queue_index).descriptors;
+    slot.set = slot.allocator->allocate();
 }
 
 void DescriptorSet::retire(int queue_index) noexcept {
     PerQueue& slot = *m_queues[queue_index];
-    if (!slot.pool) return;
-    auto pool = std::make_shared<UniqueDescriptorPool>(std::move(slot.pool));
+    if (!slot.allocator) return;
+    std::shared_ptr<DescriptorAllocator> allocator = std::move(slot.allocator);
+    const VkDescriptorSet set = slot.set;
     slot.set = VK_NULL_HANDLE;
     try {
-        m_context.queue(queue_index).retire(slot.last_use.load(), [pool] { pool->reset(); });
+        m_context.queue(queue_index).retire(slot.last_use.load(),
+                                            [allocator, set] { allocator->release(set); });
     } catch (...) {
-        // The queue cannot be asked (device lost): the pool is destroyed right here.
+        // The queue cannot be asked (device lost) or memory ran out: the set is not reused.
     }
 }
 
