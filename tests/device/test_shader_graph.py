@@ -350,3 +350,18 @@ def test_bad_instance_values_raise_and_graph_stays_usable(context, rng, graph, a
     graph.set_var("k", 5)
     graph.submit(instance_count=2)              # one value is broadcast to every instance
     np.testing.assert_array_equal(x.read(0), start + 10)
+
+
+def test_submit_on_record_without_reset_keeps_and_resubmits_every_call(context, rng,
+                                                                        affine_shader):
+    """CommandGraph(submit_on_record=True): each call submits everything recorded so far."""
+    x = rng.standard_normal(N).astype(np.float32)
+    buf = vd.asbuffer(x)
+    graph = vd.CommandGraph(submit_on_record=True)
+    affine_shader(buf, 2.0, 0.0, graph=graph)   # runs [x2]
+    affine_shader(buf, 1.0, 3.0, graph=graph)   # runs [x2, +3]
+    expected = (x * 2) * 2 + 3
+    np.testing.assert_allclose(buf.read(0), expected, rtol=1e-5, atol=1e-4)
+    graph.submit()                               # runs [x2, +3] again
+    np.testing.assert_allclose(buf.read(0), expected * 2 + 3, rtol=1e-5, atol=1e-4)
+    graph.destroy()

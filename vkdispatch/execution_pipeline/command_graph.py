@@ -138,7 +138,8 @@ class CommandGraph(CommandList):
         if type(pc) is dict:
             pc_packer = packer_for(shader_description, "pc_structure")
             pc, pc_values = self._bind_push_constants(pc, pc_packer, shader_description.name)
-        if self.submit_on_record and not self._dispatches and pc is not None:
+        if self.submit_on_record and self._reset_on_submit and not self._dispatches and \
+                pc is not None:
             self._submit_now(plan, blocks, buffers, bindings, uniform, pc)
             return
         offset = self._append_uniform(uniform)
