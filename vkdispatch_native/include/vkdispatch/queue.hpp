@@ -35,17 +35,16 @@ public:
     Queue(const Queue&) = delete;
     Queue& operator=(const Queue&) = delete;
 
-    /// Records commands with `record` into a fresh command buffer framed by full memory barriers
+    /// Records `commands` into a fresh command buffer framed by full memory barriers
     /// (earlier work -> these commands -> host reads), submits it and returns its timeline value.
-    uint64_t submit(const Recorder& record);
+    uint64_t submit(const Recorder& commands);
 
-    // For recordings kept and submitted again: acquire a command buffer, record it with
-    // recordFramed(), submit it any number of times with submitRecorded(), and hand it back with
-    // recycle() (it is reused once the timeline passes its last use).
-    VkCommandBuffer acquireCommandBuffer();
-    /// Begins `cb` with `usage`, records the framing barriers around `record`, and ends it
-    /// (holding the queue's lock: recording uses the queue's command pool).
-    void recordFramed(VkCommandBuffer cb, VkCommandBufferUsageFlags usage, const Recorder& record);
+    // For recordings kept and submitted again: record() a command buffer, submit it any number
+    // of times with submitRecorded(), and hand it back with recycle() (it is reused once the
+    // timeline passes its last use).
+    /// A command buffer recorded with `usage` flags: `commands` framed by the barriers submit()
+    /// uses. The caller owns it until recycle().
+    VkCommandBuffer record(VkCommandBufferUsageFlags usage, const Recorder& commands);
     /// Submits a recorded command buffer; returns the timeline value it signals.
     uint64_t submitRecorded(VkCommandBuffer cb);
     void recycle(VkCommandBuffer cb, uint64_t last_use);
@@ -68,7 +67,8 @@ public:
     VkDevice device() const noexcept { return m_device; }
 
 private:
-    void collect(uint64_t completed);  // m_mutex held
+    VkCommandBuffer acquireCommandBuffer();  // m_mutex held
+    void collect(uint64_t completed);        // m_mutex held
 
     VkDevice m_device;
     VkQueue m_queue = VK_NULL_HANDLE;

@@ -243,18 +243,11 @@ uint64_t CommandList::submitKept(int queue_index, uint64_t set_version,
     if (!matches(kept, set_version, push_constants, size, instance_count)) {
         if (kept.cb != VK_NULL_HANDLE) queue.recycle(kept.cb, kept.last_use);
         kept = KeptRecording{};
-        VkCommandBuffer cb = queue.acquireCommandBuffer();
-        try {
-            // Submitted again while earlier submissions of it may still run.
-            queue.recordFramed(cb, VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
-                                [&](VkCommandBuffer target) {
-                                    record(target, queue_index, push_constants, instance_count,
-                                           UniformUpload{});
-                                });
-        } catch (...) {
-            queue.recycle(cb, 0);
-            throw;
-        }
+        // Submitted again while earlier submissions of it may still run.
+        VkCommandBuffer cb = queue.record(
+            VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT, [&](VkCommandBuffer target) {
+                record(target, queue_index, push_constants, instance_count, UniformUpload{});
+            });
         kept = KeptRecording{cb, 0, m_generation, set_version, instance_count,
                              std::vector<uint8_t>(push_constants, push_constants + size)};
     }

@@ -137,7 +137,6 @@ void Queue::collect(uint64_t completed) {
 }
 
 VkCommandBuffer Queue::acquireCommandBuffer() {
-    std::lock_guard<std::mutex> lock(m_mutex);
     if (m_free.empty()) collect(completedValue());
     if (!m_free.empty()) {
         VkCommandBuffer cb = m_free.back();
@@ -153,22 +152,24 @@ VkCommandBuffer Queue::acquireCommandBuffer() {
     return cb;
 }
 
-void Queue::recordFramed(VkCommandBuffer cb, VkCommandBufferUsageFlags usage,
-                         const Recorder& record) {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    begin.flags = usage;
-    VK_CHECK(vkBeginCommandBuffer(cb, &begin), "beginning a command buffer");
+VkCommandBuffer Queue::record(VkCommandBufferUsageFlags usage, const Recorder& commands) {
+    std::lock_guard<std::mutex> lock(m_mutex);  // recording uses the queue's command pool
+    VkCommandBuffer cb = acquireCommandBuffer();
     try {
+        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        begin.flags = usage;
+        VK_CHECK(vkBeginCommandBuffer(cb, &begin), "beginning a command buffer");
         fullBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                     VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-        record(cb);
+        commands(cb);
         fullBarrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
         VK_CHECK(vkEndCommandBuffer(cb), "ending a command buffer");
     } catch (...) {
         vkResetCommandBuffer(cb, 0);  // out of the recording state, so it can be begun again
+        m_free.push_back(cb);
         throw;
     }
+    return cb;
 }
 
 uint64_t Queue::submitRecorded(VkCommandBuffer cb) {
@@ -195,11 +196,10 @@ void Queue::recycle(VkCommandBuffer cb, uint64_t last_use) {
     m_in_flight.emplace_back(last_use, cb);
 }
 
-uint64_t Queue::submit(const Recorder& record) {
-    VkCommandBuffer cb = acquireCommandBuffer();
+uint64_t Queue::submit(const Recorder& commands) {
+    VkCommandBuffer cb = record(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, commands);
     uint64_t value = 0;
     try {
-        recordFramed(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, record);
         value = submitRecorded(cb);
     } catch (...) {
         recycle(cb, 0);
