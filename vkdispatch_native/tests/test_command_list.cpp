@@ -86,6 +86,24 @@ std::string messageOf(const std::function<void()>& action) {
 
 uint32_t groupsFor(size_t n, uint32_t size) { return static_cast<uint32_t>((n + size - 1) / size); }
 
+// kAxpy over n floats recorded once, with x, y (n + y_tail floats) and the uniform block bound.
+struct AxpyRig {
+    ComputePlan plan;
+    Buffer x, y, uniforms;
+    DescriptorSet set;
+    CommandList list;
+
+    AxpyRig(size_t n, size_t y_tail)
+        : plan(context(), test::compileOrFail(kAxpy, "axpy"), kAxpyBindings, 4, "axpy"),
+          x(context(), n * 4), y(context(), (n + y_tail) * 4), uniforms(context(), 256),
+          set(plan), list(context()) {
+        set.bindBuffer(0, x, 0, 0, false, true, false);
+        set.bindBuffer(1, y, 0, 0, false, false, true);
+        set.bindBuffer(2, uniforms, 0, sizeof(Uniforms), true, true, false);
+        list.recordDispatch(plan, set, {groupsFor(n, 64), 1, 1});
+    }
+};
+
 }  // namespace
 
 TEST(CommandListPure, WorkgroupCountChecksNameAxisValueAndLimit) {
@@ -121,31 +139,53 @@ TEST_F(CommandListTest, AxpyWithUniformAndPushConstantsMatchesCpu) {
     const Uniforms uniforms{2.5f, static_cast<uint32_t>(n)};
     const float b = -3.25f;
 
-    ComputePlan plan(context(), test::compileOrFail(kAxpy, "axpy"), kAxpyBindings, 4, "axpy");
-    Buffer xb(context(), n * 4), yb(context(), (n + 64) * 4), ub(context(), 256);
-    test::upload(xb, x);
+    AxpyRig rig(n, 64);
+    test::upload(rig.x, x);
     const std::vector<float> sentinel(n + 64, 12345.0f);
-    test::upload(yb, sentinel);
-
-    DescriptorSet set(plan);
-    set.bindBuffer(0, xb, 0, 0, false, true, false);
-    set.bindBuffer(1, yb, 0, 0, false, false, true);
-    set.bindBuffer(2, ub, 0, sizeof(Uniforms), true, true, false);
-
-    CommandList list(context());
-    list.recordDispatch(plan, set, {groupsFor(n, 64), 1, 1});
+    test::upload(rig.y, sentinel);
+    CommandList& list = rig.list;
     EXPECT_EQ(list.instanceSize(), 4u);
     uint8_t pc[4];
     std::memcpy(pc, &b, 4);
     const auto* uniform_bytes = reinterpret_cast<const uint8_t*>(&uniforms);
-    const uint64_t value = list.submit(pc, 4, 1, 0, &ub, uniform_bytes, sizeof(uniforms));
+    const uint64_t value =
+        list.submit(pc, 4, 1, 0, &rig.uniforms, uniform_bytes, sizeof(uniforms));
     EXPECT_GT(value, 0u);
 
-    const auto y = test::download<float>(yb, n + 64);
+    const auto y = test::download<float>(rig.y, n + 64);
     for (size_t i = 0; i < n; ++i)  // the GPU may fuse the multiply-add: allow rounding
         ASSERT_NEAR(y[i], uniforms.a * x[i] + b, 1e-6f * (std::fabs(uniforms.a * x[i]) + 1.0f))
             << "i=" << i;
     for (size_t i = n; i < n + 64; ++i) ASSERT_EQ(y[i], 12345.0f) << "written past n at " << i;
+}
+
+// The kept recording is reused across uniform uploads: each upload must land before the
+// dispatches that read it, and a later submission without one still runs on the last data.
+TEST_F(CommandListTest, KeptRecordingReadsEachNewUniformUpload) {
+    const size_t n = 500;
+    const auto x = randomFloats(n, 21);
+    const auto scales = randomFloats(3, 22);
+    const float b = 0.75f;
+    AxpyRig rig(n, 0);
+    test::upload(rig.x, x);
+    uint8_t pc[4];
+    std::memcpy(pc, &b, 4);
+    auto check = [&](float a, const char* when) {
+        const auto y = test::download<float>(rig.y, n);
+        for (size_t i = 0; i < n; ++i)
+            ASSERT_NEAR(y[i], a * x[i] + b, 1e-5f * (std::fabs(a * x[i]) + 1.0f))
+                << when << ", a=" << a << ", i=" << i;
+    };
+    for (float a : scales) {
+        test::upload(rig.y, std::vector<float>(n, -1.0f));
+        const Uniforms uniforms{a, static_cast<uint32_t>(n)};
+        rig.list.submit(pc, 4, 1, 0, &rig.uniforms, reinterpret_cast<const uint8_t*>(&uniforms),
+                        sizeof(uniforms));
+        check(a, "after an upload");
+        test::upload(rig.y, std::vector<float>(n, -1.0f));
+        rig.list.submit(pc, 4, 1, 0, nullptr, nullptr, 0);
+        check(a, "resubmitted without an upload");
+    }
 }
 
 TEST_F(CommandListTest, DependentDispatchesSeeEachOthersWrites) {

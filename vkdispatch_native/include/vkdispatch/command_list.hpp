@@ -2,9 +2,10 @@
 // A recorded sequence of compute dispatches, replayed `instance_count` times per submission with
 // per-instance push constants, with the barriers that hazards between dispatches need.
 //
-// A submission without uniform data keeps its Vulkan command buffer, per queue: the next
-// submission with the same dispatches, descriptor-set versions, instance count and push
-// constants submits it again without recording (replays cost the GPU's time only).
+// A submission keeps its Vulkan command buffer, per queue: the next submission with the same
+// dispatches, descriptor-set versions, instance count and push constants submits it again
+// without recording (replays cost the GPU's time only). Uniform data travels in a separate
+// one-time command buffer submitted just before it, so uploading it does not stop the reuse.
 //
 // Thread safety: one thread at a time per CommandList (record, reset and submit need external
 // synchronisation). Several command lists may submit to the same queues concurrently; plans may
@@ -94,14 +95,15 @@ private:
     void checkSubmission(size_t size, uint32_t instance_count, const UniformUpload& upload) const;
     std::vector<int> targetQueues(int queue_index) const;
     void record(VkCommandBuffer cb, int queue_index, const uint8_t* push_constants,
-                uint32_t instance_count, const UniformUpload& upload);
+                uint32_t instance_count);
     void recordUniformUpload(VkCommandBuffer cb, int queue_index, const UniformUpload& upload);
     void markUsed(int queue_index, uint64_t value, const UniformUpload& upload);
     uint64_t newestSetVersion() const noexcept;
     bool matches(const KeptRecording& kept, uint64_t set_version, const uint8_t* push_constants,
                  size_t size, uint32_t instance_count) const noexcept;
-    uint64_t submitKept(int queue_index, uint64_t set_version, const uint8_t* push_constants,
-                        size_t size, uint32_t instance_count);
+    KeptRecording& keptFor(int queue_index, uint64_t set_version, const uint8_t* push_constants,
+                           size_t size, uint32_t instance_count);
+    uint64_t submitOn(int queue_index, KeptRecording& kept, const UniformUpload& upload);
 
     Context& m_context;
     std::array<uint32_t, 3> m_max_blocks{};  // minimum over the context's devices

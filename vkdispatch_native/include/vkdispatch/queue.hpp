@@ -37,7 +37,8 @@ public:
 
     /// Records `commands` into a fresh command buffer framed by full memory barriers
     /// (earlier work -> these commands -> host reads), submits it and returns its timeline value.
-    uint64_t submit(const Recorder& commands);
+    /// A kept command buffer `followed_by` (see record()) is submitted right after it.
+    uint64_t submit(const Recorder& commands, VkCommandBuffer followed_by = VK_NULL_HANDLE);
 
     // For recordings kept and submitted again: record() a command buffer, submit it any number
     // of times with submitRecorded(), and hand it back with recycle() (it is reused once the
@@ -46,7 +47,7 @@ public:
     /// uses. The caller owns it until recycle().
     VkCommandBuffer record(VkCommandBufferUsageFlags usage, const Recorder& commands);
     /// Submits a recorded command buffer; returns the timeline value it signals.
-    uint64_t submitRecorded(VkCommandBuffer cb);
+    uint64_t submitRecorded(VkCommandBuffer cb) { return submitRecorded(&cb, 1); }
     void recycle(VkCommandBuffer cb, uint64_t last_use);
     /// Returns once the timeline reaches `value` (polling first, then blocking); interruptible
     /// (see interrupt.hpp).
@@ -67,6 +68,7 @@ public:
     VkDevice device() const noexcept { return m_device; }
 
 private:
+    uint64_t submitRecorded(const VkCommandBuffer* cbs, uint32_t count);  // run in order
     VkCommandBuffer acquireCommandBuffer();  // m_mutex held
     void collect(uint64_t completed);        // m_mutex held
 

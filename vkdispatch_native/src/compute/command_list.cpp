@@ -162,8 +162,7 @@ void CommandList::recordUniformUpload(VkCommandBuffer cb, int queue_index,
 }
 
 void CommandList::record(VkCommandBuffer cb, int queue_index, const uint8_t* push_constants,
-                         uint32_t instance_count, const UniformUpload& upload) {
-    if (upload.size > 0) recordUniformUpload(cb, queue_index, upload);
+                         uint32_t instance_count) {
     m_tracker.reset();  // Queue::submit starts every command buffer with a full barrier
     VkPipeline bound_pipeline = VK_NULL_HANDLE;
     VkDescriptorSet bound_set = VK_NULL_HANDLE;
@@ -235,23 +234,33 @@ bool CommandList::matches(const KeptRecording& kept, uint64_t set_version,
            (size == 0 || std::memcmp(kept.push_constants.data(), push_constants, size) == 0);
 }
 
-uint64_t CommandList::submitKept(int queue_index, uint64_t set_version,
-                                 const uint8_t* push_constants, size_t size,
-                                 uint32_t instance_count) {
-    Queue& queue = m_context.queue(queue_index);
+CommandList::KeptRecording& CommandList::keptFor(int queue_index, uint64_t set_version,
+                                                 const uint8_t* push_constants, size_t size,
+                                                 uint32_t instance_count) {
     KeptRecording& kept = m_kept[queue_index];
-    if (!matches(kept, set_version, push_constants, size, instance_count)) {
-        if (kept.cb != VK_NULL_HANDLE) queue.recycle(kept.cb, kept.last_use);
-        kept = KeptRecording{};
-        // Submitted again while earlier submissions of it may still run.
-        VkCommandBuffer cb = queue.record(
-            VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT, [&](VkCommandBuffer target) {
-                record(target, queue_index, push_constants, instance_count, UniformUpload{});
-            });
-        kept = KeptRecording{cb, 0, m_generation, set_version, instance_count,
-                             std::vector<uint8_t>(push_constants, push_constants + size)};
+    if (matches(kept, set_version, push_constants, size, instance_count)) return kept;
+    Queue& queue = m_context.queue(queue_index);
+    if (kept.cb != VK_NULL_HANDLE) queue.recycle(kept.cb, kept.last_use);
+    kept = KeptRecording{};
+    // Submitted again while earlier submissions of it may still run.
+    VkCommandBuffer cb = queue.record(VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+                                      [&](VkCommandBuffer target) {
+                                          record(target, queue_index, push_constants,
+                                                 instance_count);
+                                      });
+    kept = KeptRecording{cb, 0, m_generation, set_version, instance_count,
+                         std::vector<uint8_t>(push_constants, push_constants + size)};
+    return kept;
+}
+
+uint64_t CommandList::submitOn(int queue_index, KeptRecording& kept, const UniformUpload& upload) {
+    Queue& queue = m_context.queue(queue_index);
+    if (upload.size == 0) {
+        kept.last_use = queue.submitRecorded(kept.cb);
+    } else {
+        kept.last_use = queue.submit(
+            [&](VkCommandBuffer cb) { recordUniformUpload(cb, queue_index, upload); }, kept.cb);
     }
-    kept.last_use = queue.submitRecorded(kept.cb);
     return kept.last_use;
 }
 
@@ -266,13 +275,7 @@ uint64_t CommandList::submit(const uint8_t* push_constants, size_t size, uint32_
     const uint64_t set_version = newestSetVersion();
     uint64_t value = 0;
     for (int q : targetQueues(queue_index)) {
-        if (upload.size == 0) {
-            value = submitKept(q, set_version, push_constants, size, instance_count);
-        } else {
-            value = m_context.queue(q).submit([&](VkCommandBuffer cb) {
-                record(cb, q, push_constants, instance_count, upload);
-            });
-        }
+        value = submitOn(q, keptFor(q, set_version, push_constants, size, instance_count), upload);
         markUsed(q, value, upload);
     }
     return value;

@@ -172,7 +172,7 @@ VkCommandBuffer Queue::record(VkCommandBufferUsageFlags usage, const Recorder& c
     return cb;
 }
 
-uint64_t Queue::submitRecorded(VkCommandBuffer cb) {
+uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count) {
     std::lock_guard<std::mutex> lock(m_mutex);
     const uint64_t value = m_next_value;
     VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
@@ -181,8 +181,8 @@ uint64_t Queue::submitRecorded(VkCommandBuffer cb) {
     VkSemaphore sem = m_timeline.get();
     VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     submit.pNext = &timeline;
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cb;
+    submit.commandBufferCount = count;
+    submit.pCommandBuffers = cbs;
     submit.signalSemaphoreCount = 1;
     submit.pSignalSemaphores = &sem;
     VK_CHECK(vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE),
@@ -196,16 +196,17 @@ void Queue::recycle(VkCommandBuffer cb, uint64_t last_use) {
     m_in_flight.emplace_back(last_use, cb);
 }
 
-uint64_t Queue::submit(const Recorder& commands) {
-    VkCommandBuffer cb = record(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, commands);
+uint64_t Queue::submit(const Recorder& commands, VkCommandBuffer followed_by) {
+    const VkCommandBuffer cbs[2] = {record(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, commands),
+                                    followed_by};
     uint64_t value = 0;
     try {
-        value = submitRecorded(cb);
+        value = submitRecorded(cbs, followed_by == VK_NULL_HANDLE ? 1 : 2);
     } catch (...) {
-        recycle(cb, 0);
+        recycle(cbs[0], 0);
         throw;
     }
-    recycle(cb, value);
+    recycle(cbs[0], value);
     return value;
 }
 
