@@ -13,7 +13,9 @@ import pytest
 from helpers import random_array
 
 import vkdispatch as vd
+import vkdispatch.codegen as vc
 from vkdispatch.base import dtype as dt
+from vkdispatch.codegen.abbreviations import Buff, f32
 
 ALL_DTYPES = list(dt.all_dtypes())
 SHAPES = [(7,), (5, 3), (2, 3, 5)]
@@ -99,6 +101,29 @@ def test_buffer_write_with_index_targets_only_that_replica(context, rng):
     for replica in range(1, context.queue_count):
         np.testing.assert_array_equal(buffer.read(replica), first)
 
+
+
+def test_small_buffers_side_by_side_keep_their_data_through_writes_kernels_and_reuse(context,
+                                                                                       rng):
+    """Small buffers share device memory blocks: writing one, running a kernel over it, or
+    freeing it and allocating another in its place never touches its neighbours."""
+    @vd.shader("b.size")
+    def double(b: Buff[f32]):
+        i = vc.global_invocation_id().x
+        b[i] = b[i] * 2.0
+
+    sizes = rng.integers(1, 3000, size=40)
+    data = [random_array(rng, (int(n),), np.float32) for n in sizes]
+    buffers = [vd.asbuffer(d) for d in data]
+    for k in range(0, len(buffers), 3):
+        double(buffers[k])
+        data[k] = data[k] * np.float32(2)
+    for k in range(1, len(buffers), 3):
+        buffers[k].destroy()
+        data[k] = random_array(rng, (int(sizes[k]),), np.float32)
+        buffers[k] = vd.asbuffer(data[k])
+    for k, (buffer, expected) in enumerate(zip(buffers, data)):
+        np.testing.assert_array_equal(buffer.read(0), expected, err_msg=f"buffer {k}")
 
 # -- host layout and conversions -----------------------------------------------------------
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "vkdispatch/device_info.hpp"
+#include "vkdispatch/memory_pool.hpp"
 #include "vkdispatch/queue.hpp"
 #include "vkdispatch/vk.hpp"
 
@@ -28,12 +29,14 @@ public:
     const DeviceInfo& info() const noexcept { return m_info; }
     const VkPhysicalDeviceMemoryProperties& memoryProperties() const noexcept { return m_memory; }
     const std::vector<std::unique_ptr<Queue>>& queues() const noexcept { return m_queues; }
+    MemoryPool& memoryPool() noexcept { return *m_memory_pool; }
 
 private:
     DeviceInfo m_info;
     VkPhysicalDevice m_physical;
     VkPhysicalDeviceMemoryProperties m_memory{};
     VkDevice m_device = VK_NULL_HANDLE;
+    std::unique_ptr<MemoryPool> m_memory_pool;     // freed after the queues' deferred deletions
     std::vector<std::unique_ptr<Queue>> m_queues;  // destroyed before m_device (declared after)
 };
 

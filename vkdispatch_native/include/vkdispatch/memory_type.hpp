@@ -1,9 +1,11 @@
 #pragma once
-// Pure choice of a Vulkan memory type, and allocation of memory for a buffer.
+// Pure choice of a Vulkan memory type, and creation of a buffer bound to memory of that type.
 #include <cstdint>
 #include <vector>
 
+#include "vkdispatch/device.hpp"
 #include "vkdispatch/handle.hpp"
+#include "vkdispatch/memory_pool.hpp"
 #include "vkdispatch/vk.hpp"
 
 namespace vkdispatch {
@@ -13,16 +15,15 @@ namespace vkdispatch {
 int chooseMemoryType(const std::vector<uint32_t>& type_flags, uint32_t allowed_bits,
                      uint32_t required, uint32_t preferred);
 
-/// A VkBuffer bound to its own allocation, mapped when its memory is host-visible.
+/// A VkBuffer bound to memory from its device's pool, mapped when that memory is host-visible.
 struct BoundBuffer {
+    MemoryPool::Lease memory;  // declared first: released after the buffer is destroyed
     UniqueBuffer buffer;
-    UniqueMemory memory;
     void* mapped = nullptr;
     uint32_t memory_flags = 0;
 };
 
-BoundBuffer createBoundBuffer(VkDevice device, const VkPhysicalDeviceMemoryProperties& memory,
-                              uint64_t size, VkBufferUsageFlags usage, uint32_t required,
-                              uint32_t preferred);
+BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags usage,
+                              uint32_t required, uint32_t preferred);
 
 }  // namespace vkdispatch

@@ -35,8 +35,8 @@ Buffer::Buffer(Context& context, uint64_t size) : m_size(size) {
         auto replica = std::make_unique<Replica>();
         replica->queue = &context.queue(q);
         replica->storage =
-            createBoundBuffer(device.handle(), device.memoryProperties(), size, kUsage,
-                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, preferredFlags(device));
+            createBoundBuffer(device, size, kUsage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                              preferredFlags(device));
         m_replicas.push_back(std::move(replica));
     }
     ++g_live_buffers;

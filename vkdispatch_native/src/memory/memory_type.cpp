@@ -27,21 +27,22 @@ int chooseMemoryType(const std::vector<uint32_t>& type_flags, uint32_t allowed_b
     return best;
 }
 
-BoundBuffer createBoundBuffer(VkDevice device, const VkPhysicalDeviceMemoryProperties& memory,
-                              uint64_t size, VkBufferUsageFlags usage, uint32_t required,
-                              uint32_t preferred) {
+BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags usage,
+                              uint32_t required, uint32_t preferred) {
+    const VkDevice handle = device.handle();
     BoundBuffer out;
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = size;
     info.usage = usage;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkBuffer buffer;
-    VK_CHECK(vkCreateBuffer(device, &info, nullptr, &buffer),
+    VK_CHECK(vkCreateBuffer(handle, &info, nullptr, &buffer),
              "creating a buffer of " + std::to_string(size) + " bytes");
-    out.buffer = UniqueBuffer(device, buffer);
+    out.buffer = UniqueBuffer(handle, buffer);
 
     VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(device, buffer, &req);
+    vkGetBufferMemoryRequirements(handle, buffer, &req);
+    const VkPhysicalDeviceMemoryProperties& memory = device.memoryProperties();
     std::vector<uint32_t> flags;
     for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
         flags.push_back(memory.memoryTypes[i].propertyFlags);
@@ -50,17 +51,11 @@ BoundBuffer createBoundBuffer(VkDevice device, const VkPhysicalDeviceMemoryPrope
         throw Error("no memory type with flags 0x" + std::to_string(required) +
                     " can hold a buffer on this device");
 
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = static_cast<uint32_t>(type);
-    VkDeviceMemory mem;
-    VK_CHECK(vkAllocateMemory(device, &alloc, nullptr, &mem),
-             "allocating " + std::to_string(req.size) + " bytes of device memory");
-    out.memory = UniqueMemory(device, mem);
+    out.memory = device.memoryPool().allocate(req, static_cast<uint32_t>(type));
     out.memory_flags = flags[type];
-    VK_CHECK(vkBindBufferMemory(device, buffer, mem, 0), "binding buffer memory");
-    if (out.memory_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
-        VK_CHECK(vkMapMemory(device, mem, 0, VK_WHOLE_SIZE, 0, &out.mapped), "mapping memory");
+    out.mapped = out.memory.mapped();
+    VK_CHECK(vkBindBufferMemory(handle, buffer, out.memory.memory(), out.memory.offset()),
+             "binding buffer memory");
     return out;
 }
 

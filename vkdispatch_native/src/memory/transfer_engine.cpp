@@ -58,7 +58,7 @@ TransferEngine::Ring& TransferEngine::ring(int queue_index) {
         for (int i = 0; i < m_options.chunk_count; ++i) {
             Ring::Chunk chunk;
             chunk.staging = createBoundBuffer(
-                device.handle(), device.memoryProperties(), m_options.chunk_bytes,
+                device, m_options.chunk_bytes,
                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                 VK_MEMORY_PROPERTY_HOST_CACHED_BIT);

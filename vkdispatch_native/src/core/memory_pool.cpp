@@ -1,0 +1,123 @@
+#include "vkdispatch/memory_pool.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "vkdispatch/errors.hpp"
+
+namespace vkdispatch {
+
+MemoryPool::Lease::Lease(Lease&& other) noexcept { *this = std::move(other); }
+
+MemoryPool::Lease& MemoryPool::Lease::operator=(Lease&& other) noexcept {
+    if (this != &other) {
+        reset();
+        m_pool = std::exchange(other.m_pool, nullptr);
+        m_block = std::exchange(other.m_block, nullptr);
+        m_own = std::move(other.m_own);
+        m_memory = std::exchange(other.m_memory, VK_NULL_HANDLE);
+        m_offset = std::exchange(other.m_offset, 0);
+        m_size = std::exchange(other.m_size, 0);
+        m_mapped = std::exchange(other.m_mapped, nullptr);
+    }
+    return *this;
+}
+
+void MemoryPool::Lease::reset() noexcept {
+    if (m_block != nullptr) m_pool->release(m_block, m_offset, m_size);
+    m_own.reset();
+    m_pool = nullptr;
+    m_block = nullptr;
+    m_memory = VK_NULL_HANDLE;
+    m_offset = m_size = 0;
+    m_mapped = nullptr;
+}
+
+MemoryPool::MemoryPool(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties)
+    : m_device(device), m_properties(properties) {}
+
+MemoryPool::~MemoryPool() = default;
+
+size_t MemoryPool::blockCount() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_blocks.size();
+}
+
+UniqueMemory MemoryPool::allocateMemory(VkDeviceSize size, uint32_t type_index,
+                                        void** mapped) const {
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = size;
+    alloc.memoryTypeIndex = type_index;
+    VkDeviceMemory handle;
+    VK_CHECK(vkAllocateMemory(m_device, &alloc, nullptr, &handle),
+             "allocating " + std::to_string(size) + " bytes of device memory");
+    UniqueMemory memory(m_device, handle);
+    *mapped = nullptr;
+    if (m_properties.memoryTypes[type_index].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+        VK_CHECK(vkMapMemory(m_device, handle, 0, VK_WHOLE_SIZE, 0, mapped), "mapping memory");
+    return memory;
+}
+
+MemoryPool::Lease MemoryPool::allocate(const VkMemoryRequirements& requirements,
+                                       uint32_t type_index) {
+    if (type_index >= m_properties.memoryTypeCount)
+        throw InvalidArgumentError("type_index: " + std::to_string(type_index) +
+                                   " is not a memory type of this device (it has " +
+                                   std::to_string(m_properties.memoryTypeCount) + ")");
+    if (requirements.size <= kLargestPooled && requirements.alignment <= kBlockSize)
+        return leaseFromBlocks(requirements, type_index);
+    Lease lease;
+    lease.m_own = allocateMemory(requirements.size, type_index, &lease.m_mapped);
+    lease.m_memory = lease.m_own.get();
+    lease.m_size = requirements.size;
+    return lease;
+}
+
+MemoryPool::Lease MemoryPool::leaseFromBlocks(const VkMemoryRequirements& requirements,
+                                              uint32_t type_index) {
+    const VkDeviceSize alignment = std::max<VkDeviceSize>(requirements.alignment, 1);
+    std::lock_guard<std::mutex> lock(m_mutex);
+    Block* chosen = nullptr;
+    std::optional<uint64_t> offset;
+    for (auto& block : m_blocks) {
+        if (block->type_index != type_index) continue;
+        offset = block->ranges.allocate(requirements.size, alignment);
+        if (offset) {
+            chosen = block.get();
+            break;
+        }
+    }
+    if (chosen == nullptr) {
+        auto block = std::make_unique<Block>();
+        block->memory = allocateMemory(kBlockSize, type_index, &block->mapped);
+        block->type_index = type_index;
+        offset = block->ranges.allocate(requirements.size, alignment);
+        chosen = block.get();
+        m_blocks.push_back(std::move(block));
+    }
+    Lease lease;
+    lease.m_pool = this;
+    lease.m_block = chosen;
+    lease.m_memory = chosen->memory.get();
+    lease.m_offset = *offset;
+    lease.m_size = requirements.size;
+    if (chosen->mapped != nullptr) lease.m_mapped = static_cast<uint8_t*>(chosen->mapped) + *offset;
+    return lease;
+}
+
+void MemoryPool::release(Block* block, VkDeviceSize offset, VkDeviceSize size) noexcept {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    block->ranges.release(offset, size);  // a Lease releases exactly what it was given
+    if (block->ranges.used() > 0) return;
+    // An empty block is freed unless it is the last of its memory type: a buffer created and
+    // destroyed in a loop should not allocate a block each time.
+    const auto same_type = std::count_if(m_blocks.begin(), m_blocks.end(), [&](const auto& b) {
+        return b->type_index == block->type_index;
+    });
+    if (same_type < 2) return;
+    m_blocks.erase(std::find_if(m_blocks.begin(), m_blocks.end(),
+                                [&](const auto& b) { return b.get() == block; }));
+}
+
+}  // namespace vkdispatch
