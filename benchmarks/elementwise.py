@@ -4,13 +4,15 @@ For each size, a graph replays the kernel back to back (instance_count, at least
 enough for about 2^30 floats in all) so the submission and the final wait are amortised;
 bandwidth counts the bytes the kernel must move (read x, read y, write y). Printed
 beside a generated device copy (dst = src, 2 arrays) and, where torch with CUDA is installed,
-torch's ``y.add_(x, alpha=a)`` measured in the same run.
+torch's ``y.add_(x, alpha=a)`` measured in the same run. Each figure is the median of
+--repeats measurements taken in turn with the others (hosts drift within a minute).
 
-    python benchmarks/elementwise.py [--sizes 20 24 26 28] [--replays 20]
+    python benchmarks/elementwise.py [--sizes 20 24 26 28] [--replays 20] [--repeats 5]
 """
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 import numpy as np
@@ -75,6 +77,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 22, 24, 26],
                         help="log2 of the number of floats")
     parser.add_argument("--replays", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     print(f"device: {vd.get_context().device_infos[0].device_name}")
     header = (f"{'floats':>10} | {'axpy GB/s':>9} | {'axpy vec4':>9} | {'copy vec4':>9} | "
@@ -99,11 +102,23 @@ def main() -> None:
         y4.write(host_y)
         bytes_axpy = 3 * 4 * n
         replays = max(args.replays, (1 << 30) // n)
-        scalar = bytes_axpy / gpu_seconds(lambda g: axpy(y, x, 0.5, graph=g), replays)
-        wide = bytes_axpy / gpu_seconds(lambda g: axpy_vec4(y4, x4, 0.5, graph=g), replays)
-        copy = 2 * 4 * n / gpu_seconds(lambda g: copy_vec4(y4, x4, graph=g), replays)
-        torch_s = torch_axpy_seconds(n, replays)
-        torch_rate = bytes_axpy / torch_s if torch_s else None
+        measures = {
+            "scalar": (bytes_axpy, lambda: gpu_seconds(lambda g: axpy(y, x, 0.5, graph=g),
+                                                       replays)),
+            "wide": (bytes_axpy, lambda: gpu_seconds(lambda g: axpy_vec4(y4, x4, 0.5, graph=g),
+                                                     replays)),
+            "copy": (2 * 4 * n, lambda: gpu_seconds(lambda g: copy_vec4(y4, x4, graph=g),
+                                                    replays)),
+            "torch": (bytes_axpy, lambda: torch_axpy_seconds(n, replays)),
+        }
+        samples = {name: [] for name in measures}
+        for _ in range(args.repeats):
+            for name, (_bytes, measure) in measures.items():
+                samples[name].append(measure())
+        rate = {name: measures[name][0] / statistics.median(values)
+                for name, values in samples.items() if None not in values}
+        scalar, wide, copy = rate["scalar"], rate["wide"], rate["copy"]
+        torch_rate = rate.get("torch")
         torch_text = f"{torch_rate / 1e9:10.1f}" if torch_rate else f"{'-':>10}"
         ratio = f"{wide / torch_rate:10.2f}" if torch_rate else f"{'-':>10}"
         print(f"{n:>10} | {scalar / 1e9:9.1f} | {wide / 1e9:9.1f} | {copy / 1e9:9.1f} | "
