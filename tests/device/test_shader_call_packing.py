@@ -64,3 +64,28 @@ def test_packed_blocks_equal_numpy_encoding(context, values, as_numpy, size):
     assert uniform == _expected(description.uniform_structure, by_member)
     assert pc == _expected(description.pc_structure, by_member)
     out.destroy()
+
+
+def test_kernels_with_equal_parameter_shapes_pack_their_own_types(context, rng):
+    """Two kernels whose packers have the same generated text (and share its compiled code)
+    still pack with their own block formats: a float Const and an int Const."""
+    @vd.shader("out.size")
+    def add_float(out: Buff[f32], src: Buff[f32], amount: Const[f32]):
+        i = vc.global_invocation_id().x
+        out[i] = src[i] + amount
+
+    @vd.shader("out.size")
+    def add_int(out: Buff[i32], src: Buff[i32], amount: Const[i32]):
+        i = vc.global_invocation_id().x
+        out[i] = src[i] + amount
+
+    floats = rng.standard_normal(300).astype(np.float32)
+    ints = rng.integers(-1000, 1000, 300).astype(np.int32)
+    out_f, out_i = vd.Buffer((300,), vd.float32), vd.Buffer((300,), vd.int32)
+    src_f, src_i = vd.asbuffer(floats), vd.asbuffer(ints)
+    for _ in range(2):
+        amount_f, amount_i = float(rng.uniform(-5, 5)), int(rng.integers(-10**6, 10**6))
+        add_float(out_f, src_f, amount_f)
+        add_int(out_i, src_i, amount_i)
+        np.testing.assert_allclose(out_f.read(0), floats + np.float32(amount_f), rtol=1e-6)
+        np.testing.assert_array_equal(out_i.read(0), ints + np.int32(amount_i))

@@ -21,6 +21,7 @@ from vkdispatch.codegen.builder import ShaderArgumentType, ShaderDescription
 from vkdispatch.errors import InvalidShaderArgumentError, InvalidStateError
 from vkdispatch.execution_pipeline.command_graph import BoundVariableName
 from vkdispatch.execution_pipeline.packing import BlockPacker, packer_for
+from vkdispatch.shader.generated_code import evaluate
 from vkdispatch.shader.launch import ExecutionBounds
 
 __all__ = ["CallLayout"]
@@ -62,8 +63,8 @@ def _direct_packer(packer: BlockPacker, sources: list[Source]) -> Callable | Non
             terms.append(f"getattr(args[{source[1]}], fields[{len(fields)}])")
             fields.append(source[2])
     # Only integers and fixed names enter the expression; field names are passed as data.
-    return eval(f"lambda args, limits: pack({', '.join(terms)})",  # noqa: S307
-                {"pack": packer.format.pack, "fields": tuple(fields)})
+    return evaluate(f"lambda args, limits: pack({', '.join(terms)})",
+                    {"pack": packer.format.pack, "fields": tuple(fields)})
 
 
 class CallLayout:
