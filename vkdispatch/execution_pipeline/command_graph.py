@@ -17,8 +17,10 @@ from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.command_list import CommandList, normalize_blocks
 from vkdispatch.execution_pipeline.descriptor_cache import DescriptorSetCache
-from vkdispatch.execution_pipeline.packing import BlockPacker, field_bytes, packer_for
 from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.shader.bound_variable import BoundVariableName
+from vkdispatch.shader.dispatch_target import DispatchTarget
+from vkdispatch.shader.packing import BlockPacker, field_bytes, packer_for
 
 __all__ = ["CommandGraph", "BufferBindInfo", "ImageBindInfo", "BoundVariableName"]
 
@@ -48,17 +50,6 @@ class ImageBindInfo:
     write_access: bool
 
 
-@dataclasses.dataclass(frozen=True)
-class BoundVariableName:
-    """What ``graph.bind_var(name)`` returns: a placeholder value for a ``Var`` argument."""
-
-    name: str
-
-    def __call__(self, *_args):
-        # Callable like the reference's bind_var result, so code testing callable() still works.
-        return self.name
-
-
 @dataclasses.dataclass(slots=True)
 class _Dispatch:
     plan: Any
@@ -72,7 +63,7 @@ class _Dispatch:
     pc_values: dict | None  # member -> value (None for bound names) when pc is None
 
 
-class CommandGraph(CommandList):
+class CommandGraph(CommandList, DispatchTarget):
     """A recorded sequence of shader calls.
 
     Args:

@@ -5,6 +5,7 @@ import threading
 
 from vkdispatch.errors import InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
+from vkdispatch.shader.dispatch_target import set_default_target_provider
 
 __all__ = ["default_graph", "global_graph", "set_global_graph"]
 
@@ -37,3 +38,6 @@ def set_global_graph(graph: CommandGraph | None = None) -> None:
         raise InvalidTypeError(f"graph must be a CommandGraph or None, got "
                                f"{type(graph).__name__}")
     _graphs.custom = graph
+
+
+set_default_target_provider(global_graph)

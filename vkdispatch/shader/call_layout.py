@@ -19,10 +19,10 @@ from typing import Callable
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.codegen.builder import ShaderArgumentType, ShaderDescription
 from vkdispatch.errors import InvalidShaderArgumentError, InvalidStateError
-from vkdispatch.execution_pipeline.command_graph import BoundVariableName
-from vkdispatch.execution_pipeline.packing import BlockPacker, packer_for
+from vkdispatch.shader.bound_variable import BoundVariableName
 from vkdispatch.shader.generated_code import evaluate
 from vkdispatch.shader.launch import ExecutionBounds
+from vkdispatch.shader.packing import BlockPacker, packer_for
 
 __all__ = ["CallLayout"]
 

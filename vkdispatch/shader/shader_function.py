@@ -11,9 +11,8 @@ from vkdispatch.codegen.builder import ShaderDescription
 from vkdispatch.codegen.context import get_shader_print_line_numbers
 from vkdispatch.errors import (DummyBackendError, InvalidArgumentError,
                                InvalidShaderArgumentError, ShaderBuildError)
-from vkdispatch.execution_pipeline.command_graph import CommandGraph
-from vkdispatch.execution_pipeline.graphs import global_graph
 from vkdispatch.shader.call_layout import CallLayout
+from vkdispatch.shader.dispatch_target import DispatchTarget, default_target
 from vkdispatch.shader.launch import ExecutionBounds, check_local_size
 
 __all__ = ["ShaderFunction", "ShaderSource", "make_shader_function", "NO_DEFAULT"]
@@ -147,7 +146,7 @@ class ShaderFunction:
                                                  f"of shader '{self.name}'")
         return tuple(values)
 
-    def __call__(self, *args, graph: CommandGraph | None = None, exec_size=None,
+    def __call__(self, *args, graph: DispatchTarget | None = None, exec_size=None,
                  workgroups=None, **kwargs) -> None:
         """Records one dispatch (submitted at once unless ``graph`` defers it)."""
         layout = self.layout
@@ -159,8 +158,8 @@ class ShaderFunction:
         if kwargs or len(args) != layout.arg_count:
             args = self._bind(args, kwargs)
         if graph is None:
-            graph = global_graph()
-        elif not isinstance(graph, CommandGraph):
+            graph = default_target()
+        elif not isinstance(graph, DispatchTarget):
             raise InvalidShaderArgumentError(f"Expected a CommandGraph object for 'graph', got "
                                              f"{type(graph).__name__}")
         blocks, buffers, uniform, pc = layout.prepare(args, exec_size, workgroups,

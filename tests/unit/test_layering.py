@@ -1,0 +1,81 @@
+"""The package's layers import only downward (design/STYLE.md, "Layering"): errors and the
+native bridge -> base and codegen (codegen uses only base's dtypes) -> shader ->
+execution_pipeline -> the libraries on top. Checked on the source with ``ast``, so a new
+upward import fails here before it becomes a cycle."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import vkdispatch
+
+PACKAGE = Path(vkdispatch.__file__).parent
+RANKS = {"errors": 0, "_native": 0, "base": 1, "codegen": 1, "shader": 2,
+         "execution_pipeline": 3, "reduce": 4, "fft": 4, "vkfft": 4, "kp": 4}
+# Imports allowed across the order, with the reason.
+EXCEPTIONS = {
+    # String launch expressions are evaluated with the public namespace in scope as ``vd``
+    # (reference: core section 12), so this module needs the top-level package object.
+    ("shader.launch", "vkdispatch"),
+}
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[0] in RANKS:
+            yield ".".join(parts), path
+
+
+def _imported(tree: ast.Module, module: str):
+    """Absolute names of what a module imports from vkdispatch (at any depth):
+    ``from a.b import c`` gives ``a.b.c``."""
+    package = module.split(".")[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name.startswith("vkdispatch"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ["vkdispatch"] + package[:len(package) - node.level + 1]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            if name.split(".")[0] == "vkdispatch":
+                yield from (f"{name}.{alias.name}" for alias in node.names)
+
+
+def _violations(module: str, tree: ast.Module) -> list[str]:
+    own = module.split(".")[0]
+    found = []
+    for target in _imported(tree, module):
+        parts = target.split(".")
+        layer = parts[1] if len(parts) > 1 else "vkdispatch"
+        if (module, target) in EXCEPTIONS:
+            continue
+        if layer == "base" and own == "codegen" and not target.startswith("vkdispatch.base.dtype"):
+            found.append(f"{module} imports {target} (codegen uses only base.dtype)")
+        elif layer == "codegen" and own == "base":
+            found.append(f"{module} imports {target} (base must not import codegen)")
+        elif RANKS.get(layer, 99) > RANKS[own]:
+            found.append(f"{module} imports {target}, a higher layer")
+    return found
+
+
+@pytest.mark.parametrize("module,path", list(_modules()), ids=lambda v: str(v))
+def test_module_imports_only_its_own_or_lower_layers(module, path):
+    assert _violations(module, ast.parse(path.read_text())) == []
+
+
+def test_the_check_catches_upward_and_sideways_imports():
+    """The checker itself: the imports this suite exists to forbid are reported."""
+    upward = ast.parse("from vkdispatch.execution_pipeline.command_graph import CommandGraph")
+    assert _violations("shader.shader_function", upward)
+    relative = ast.parse("from ..execution_pipeline import graphs")
+    assert _violations("shader.call_layout", relative)
+    sideways = ast.parse("import vkdispatch.base.context")
+    assert _violations("codegen.builder", sideways)
+    assert not _violations("codegen.builder", ast.parse("from vkdispatch.base import dtype"))
+    assert not _violations("execution_pipeline.graphs",
+                           ast.parse("from vkdispatch.shader.dispatch_target import x"))
