@@ -1,7 +1,7 @@
 """The package's layers import only downward (design/STYLE.md, "Layering"): errors and the
 native bridge -> base and codegen (codegen uses only base's dtypes) -> shader ->
-execution_pipeline -> the libraries on top. Checked on the source with ``ast``, so a new
-upward import fails here before it becomes a cycle."""
+execution_pipeline -> the libraries on top; only base touches the native bridge. Checked on
+the source with ``ast``, so a new upward import fails here before it becomes a cycle."""
 from __future__ import annotations
 
 import ast
@@ -54,7 +54,9 @@ def _violations(module: str, tree: ast.Module) -> list[str]:
         layer = parts[1] if len(parts) > 1 else "vkdispatch"
         if (module, target) in EXCEPTIONS:
             continue
-        if layer == "base" and own == "codegen" and not target.startswith("vkdispatch.base.dtype"):
+        if layer == "_native" and own != "base":
+            found.append(f"{module} imports {target} (only base touches the native module)")
+        elif layer == "base" and own == "codegen" and not target.startswith("vkdispatch.base.dtype"):
             found.append(f"{module} imports {target} (codegen uses only base.dtype)")
         elif layer == "codegen" and own == "base":
             found.append(f"{module} imports {target} (base must not import codegen)")
@@ -68,6 +70,13 @@ def test_module_imports_only_its_own_or_lower_layers(module, path):
     assert _violations(module, ast.parse(path.read_text())) == []
 
 
+def test_every_folder_of_the_package_has_a_layer():
+    """A new folder must be placed in RANKS, or its imports would go unchecked."""
+    folders = {path.parent.relative_to(PACKAGE).parts[0] for path in PACKAGE.rglob("*.py")
+               if path.parent != PACKAGE}
+    assert folders - RANKS.keys() == set()
+
+
 def test_the_check_catches_upward_and_sideways_imports():
     """The checker itself: the imports this suite exists to forbid are reported."""
     upward = ast.parse("from vkdispatch.execution_pipeline.command_graph import CommandGraph")
@@ -77,5 +86,8 @@ def test_the_check_catches_upward_and_sideways_imports():
     sideways = ast.parse("import vkdispatch.base.context")
     assert _violations("codegen.builder", sideways)
     assert not _violations("codegen.builder", ast.parse("from vkdispatch.base import dtype"))
+    native = ast.parse("from vkdispatch import _native")
+    assert _violations("shader.shader_function", native)
+    assert not _violations("base.backend", native)
     assert not _violations("execution_pipeline.graphs",
                            ast.parse("from vkdispatch.shader.dispatch_target import x"))

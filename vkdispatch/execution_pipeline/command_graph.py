@@ -22,7 +22,7 @@ from vkdispatch.shader.bound_variable import BoundVariableName
 from vkdispatch.shader.dispatch_target import DispatchTarget
 from vkdispatch.shader.packing import BlockPacker, field_bytes, packer_for
 
-__all__ = ["CommandGraph", "BufferBindInfo", "ImageBindInfo", "BoundVariableName"]
+__all__ = ["CommandGraph", "BufferBindInfo", "ImageBindInfo"]
 
 _MIN_UNIFORM_WORDS = 4096
 _ALL_QUEUES = -2  # queue_index values of submit besides a queue's index
@@ -64,7 +64,7 @@ class _Dispatch:
 
 
 class CommandGraph(CommandList, DispatchTarget):
-    """A recorded sequence of shader calls.
+    """A recorded sequence of shader calls (the shader layer's :class:`DispatchTarget`).
 
     Args:
         reset_on_submit: forget the recording after each submit (immediate mode).

@@ -12,7 +12,8 @@ from vkdispatch.codegen.context import get_shader_print_line_numbers
 from vkdispatch.errors import (DummyBackendError, InvalidArgumentError,
                                InvalidShaderArgumentError, ShaderBuildError)
 from vkdispatch.shader.call_layout import CallLayout
-from vkdispatch.shader.dispatch_target import DispatchTarget, default_target
+from vkdispatch.shader import dispatch_target
+from vkdispatch.shader.dispatch_target import DispatchTarget
 from vkdispatch.shader.launch import ExecutionBounds, check_local_size
 
 __all__ = ["ShaderFunction", "ShaderSource", "make_shader_function", "NO_DEFAULT"]
@@ -41,8 +42,9 @@ def _render(source: str, line_numbers: bool) -> str:
 
 
 class ShaderFunction:
-    """A traced shader. Calling it records one dispatch into a graph (by default the thread's
-    immediate graph, which submits at once); the first call compiles it.
+    """A traced shader. Calling it records one dispatch into a graph, any
+    :class:`~vkdispatch.shader.dispatch_target.DispatchTarget` (by default the thread's global
+    graph, else its immediate graph, which submits at once); the first call compiles it.
 
     Attributes:
         name: the shader's name (the decorated function's).
@@ -158,7 +160,7 @@ class ShaderFunction:
         if kwargs or len(args) != layout.arg_count:
             args = self._bind(args, kwargs)
         if graph is None:
-            graph = default_target()
+            graph = dispatch_target.default_target()  # the installed provider itself
         elif not isinstance(graph, DispatchTarget):
             raise InvalidShaderArgumentError(f"Expected a CommandGraph object for 'graph', got "
                                              f"{type(graph).__name__}")
