@@ -68,6 +68,19 @@ TEST(MemoryPool, EmptyBlocksAreFreedButTheLastOfATypeIsKept) {
     EXPECT_LE(pool().blockCount(), std::max<size_t>(before, 1));
 }
 
+// When memory is too short for a new block, a small request gets an allocation of its own.
+TEST(MemoryPool, FallsBackToItsOwnAllocationWhenNoBlockFits) {
+    VKD_REQUIRE_DEVICE();
+    Device& device = context().deviceOfQueue(0);
+    const uint32_t type = deviceLocalType();
+    // Far beyond any heap (CPU drivers overcommit a few times their heap size).
+    MemoryPool pool(device.handle(), device.memoryProperties(), VkDeviceSize(1) << 62);
+    MemoryPool::Lease lease = pool.allocate(requirements(1000, 256), type);
+    EXPECT_FALSE(lease.pooled());
+    EXPECT_NE(lease.memory(), VkDeviceMemory(VK_NULL_HANDLE));
+    EXPECT_EQ(pool.blockCount(), 0u);
+}
+
 // Buffers placed side by side in one block keep their own data.
 TEST(MemoryPool, NeighbouringBuffersKeepTheirOwnContents) {
     VKD_REQUIRE_DEVICE();

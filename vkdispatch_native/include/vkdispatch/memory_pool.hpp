@@ -1,7 +1,8 @@
 #pragma once
 // A device's memory for buffers. Small requests share large blocks: vkAllocateMemory costs
 // 0.1-0.3 ms on some drivers and implementations cap the number of live allocations
-// (maxMemoryAllocationCount); larger requests get their own allocation. Owned by the Device.
+// (maxMemoryAllocationCount); larger requests get their own allocation, as does a small one
+// when memory is too short for a new block. Owned by the Device.
 // Blocks hold buffers only: images placed beside buffers would need bufferImageGranularity.
 //
 // Thread safety: allocate() and releasing leases may run on any thread.
@@ -20,7 +21,7 @@ class MemoryPool {
     struct Block;
 
 public:
-    /// Requests up to this size are placed in shared blocks of kBlockSize bytes.
+    /// Requests up to this size are placed in shared blocks (of kBlockSize bytes by default).
     static constexpr VkDeviceSize kLargestPooled = VkDeviceSize(256) << 10;
     static constexpr VkDeviceSize kBlockSize = VkDeviceSize(8) << 20;
 
@@ -53,7 +54,8 @@ public:
         void* m_mapped = nullptr;
     };
 
-    MemoryPool(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties);
+    MemoryPool(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties,
+               VkDeviceSize block_size = kBlockSize);
     /// Frees the blocks: every lease must be gone by then.
     ~MemoryPool();
     MemoryPool(const MemoryPool&) = delete;
@@ -66,19 +68,22 @@ public:
 
 private:
     struct Block {
+        Block(VkDeviceSize size, uint32_t type) : type_index(type), ranges(size) {}
         UniqueMemory memory;
         void* mapped = nullptr;
-        uint32_t type_index = 0;
-        RangeAllocator ranges{kBlockSize};
+        uint32_t type_index;
+        RangeAllocator ranges;
     };
 
     // Allocates (and maps, if host-visible) `size` bytes of memory type `type_index`.
     UniqueMemory allocateMemory(VkDeviceSize size, uint32_t type_index, void** mapped) const;
     Lease leaseFromBlocks(const VkMemoryRequirements& requirements, uint32_t type_index);
+    Lease ownLease(const VkMemoryRequirements& requirements, uint32_t type_index) const;
     void release(Block* block, VkDeviceSize offset, VkDeviceSize size) noexcept;
 
     VkDevice m_device;
     VkPhysicalDeviceMemoryProperties m_properties;
+    VkDeviceSize m_block_size;
     mutable std::mutex m_mutex;
     std::vector<std::unique_ptr<Block>> m_blocks;
 };

@@ -34,8 +34,9 @@ void MemoryPool::Lease::reset() noexcept {
     m_mapped = nullptr;
 }
 
-MemoryPool::MemoryPool(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties)
-    : m_device(device), m_properties(properties) {}
+MemoryPool::MemoryPool(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties,
+                       VkDeviceSize block_size)
+    : m_device(device), m_properties(properties), m_block_size(block_size) {}
 
 MemoryPool::~MemoryPool() = default;
 
@@ -65,8 +66,19 @@ MemoryPool::Lease MemoryPool::allocate(const VkMemoryRequirements& requirements,
         throw InvalidArgumentError("type_index: " + std::to_string(type_index) +
                                    " is not a memory type of this device (it has " +
                                    std::to_string(m_properties.memoryTypeCount) + ")");
-    if (requirements.size <= kLargestPooled && requirements.alignment <= kBlockSize)
-        return leaseFromBlocks(requirements, type_index);
+    if (requirements.size <= std::min(kLargestPooled, m_block_size) &&
+        requirements.alignment <= m_block_size) {
+        try {
+            return leaseFromBlocks(requirements, type_index);
+        } catch (const OutOfMemoryError&) {
+            // No room for a new block: the request alone may still fit.
+        }
+    }
+    return ownLease(requirements, type_index);
+}
+
+MemoryPool::Lease MemoryPool::ownLease(const VkMemoryRequirements& requirements,
+                                       uint32_t type_index) const {
     Lease lease;
     lease.m_own = allocateMemory(requirements.size, type_index, &lease.m_mapped);
     lease.m_memory = lease.m_own.get();
@@ -89,9 +101,8 @@ MemoryPool::Lease MemoryPool::leaseFromBlocks(const VkMemoryRequirements& requir
         }
     }
     if (chosen == nullptr) {
-        auto block = std::make_unique<Block>();
-        block->memory = allocateMemory(kBlockSize, type_index, &block->mapped);
-        block->type_index = type_index;
+        auto block = std::make_unique<Block>(m_block_size, type_index);
+        block->memory = allocateMemory(m_block_size, type_index, &block->mapped);
         offset = block->ranges.allocate(requirements.size, alignment);
         chosen = block.get();
         m_blocks.push_back(std::move(block));
