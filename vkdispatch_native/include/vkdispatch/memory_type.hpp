@@ -15,11 +15,11 @@ namespace vkdispatch {
 int chooseMemoryType(const std::vector<uint32_t>& type_flags, uint32_t allowed_bits,
                      uint32_t required, uint32_t preferred);
 
-/// A VkBuffer bound to memory from its device's pool, mapped when that memory is host-visible.
+/// A VkBuffer bound to memory from its device's pool (memory.mapped() is its host address when
+/// that memory is host-visible).
 struct BoundBuffer {
     MemoryPool::Lease memory;  // declared first: released after the buffer is destroyed
     UniqueBuffer buffer;
-    void* mapped = nullptr;
     uint32_t memory_flags = 0;
 };
 

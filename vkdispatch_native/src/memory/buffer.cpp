@@ -24,7 +24,7 @@ uint32_t preferredFlags(const Device& device) {
 }  // namespace
 
 bool Buffer::Replica::directlyMapped() const noexcept {
-    return storage.mapped != nullptr &&
+    return storage.memory.mapped() != nullptr &&
            (storage.memory_flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 }
 

@@ -53,7 +53,6 @@ BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags 
 
     out.memory = device.memoryPool().allocate(req, static_cast<uint32_t>(type));
     out.memory_flags = flags[type];
-    out.mapped = out.memory.mapped();
     VK_CHECK(vkBindBufferMemory(handle, buffer, out.memory.memory(), out.memory.offset()),
              "binding buffer memory");
     return out;

@@ -78,7 +78,8 @@ void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint
         const auto* src = static_cast<const uint8_t*>(data);
         if (m_options.map_directly && replica.directlyMapped()) {
             replica.queue->wait(replica.last_use.load());  // earlier work may still read it
-            m_copier.copy(static_cast<uint8_t*>(replica.storage.mapped) + offset, src, size);
+            auto* mapped = static_cast<uint8_t*>(replica.storage.memory.mapped());
+            m_copier.copy(mapped + offset, src, size);
             continue;
         }
         Ring& r = ring(q);
@@ -94,7 +95,7 @@ void TransferEngine::upload(Ring& r, Buffer::Replica& replica, const uint8_t* sr
         const uint64_t n = std::min(m_options.chunk_bytes, size - done);
         Ring::Chunk& chunk = r.take();
         queue.wait(chunk.last_use);
-        m_copier.copy(chunk.staging.mapped, src + done, n);
+        m_copier.copy(chunk.staging.memory.mapped(), src + done, n);
         const uint64_t value = queue.submit([&](VkCommandBuffer cb) {
             recordCopy(cb, chunk.staging.buffer.get(), 0, replica.storage.buffer.get(),
                        offset + done, n);
@@ -113,7 +114,8 @@ void TransferEngine::read(Buffer& buffer, void* out, uint64_t size, uint64_t off
     if (m_options.map_directly && replica.directlyMapped()) {
         // Every submission ends with a barrier that makes its writes visible to the host.
         replica.queue->waitIdle();
-        m_copier.copy(dst, static_cast<const uint8_t*>(replica.storage.mapped) + offset, size);
+        const auto* mapped = static_cast<const uint8_t*>(replica.storage.memory.mapped());
+        m_copier.copy(dst, mapped + offset, size);
         return;
     }
     Ring& r = ring(queue_index);
@@ -145,7 +147,7 @@ void TransferEngine::download(Ring& r, Buffer::Replica& replica, uint8_t* dst, u
         Ring::Chunk& chunk = *in_flight[c];
         queue.wait(chunk.last_use);
         const uint64_t n = std::min(chunk_bytes, size - c * chunk_bytes);
-        m_copier.copy(dst + c * chunk_bytes, chunk.staging.mapped, n);
+        m_copier.copy(dst + c * chunk_bytes, chunk.staging.memory.mapped(), n);
         if (c + ahead < chunk_total) issue(c + ahead);
     }
 }
