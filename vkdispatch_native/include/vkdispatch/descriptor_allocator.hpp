@@ -36,6 +36,8 @@ public:
 
 private:
     VkDescriptorSet allocateFromNewPool();  // m_mutex held
+    // One set of m_layout from `pool`.
+    VkResult allocateFrom(VkDescriptorPool pool, VkDescriptorSet* set) const;
 
     VkDevice m_device;
     VkDescriptorSetLayout m_layout;

@@ -16,7 +16,10 @@ constexpr uint32_t kLargestPoolSets = 1024;
 DescriptorAllocator::DescriptorAllocator(VkDevice device, VkDescriptorSetLayout layout,
                                          std::vector<VkDescriptorPoolSize> per_set,
                                          std::string label)
-    : m_device(device), m_layout(layout), m_per_set(std::move(per_set)), m_label(std::move(label)) {}
+    : m_device(device),
+      m_layout(layout),
+      m_per_set(std::move(per_set)),
+      m_label(std::move(label)) {}
 
 uint32_t DescriptorAllocator::poolCapacity(size_t index) noexcept {
     const size_t doublings = std::min<size_t>(index, 6);  // 16 << 6 = 1024
@@ -38,12 +41,8 @@ VkDescriptorSet DescriptorAllocator::allocate() {
     // Pools are sized exactly, so counting sets keeps every allocation within a pool's limits
     // (some drivers never report an exhausted pool).
     if (!m_pools.empty() && m_sets_in_last_pool < poolCapacity(m_pools.size() - 1)) {
-        VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-        alloc.descriptorPool = m_pools.back().get();
-        alloc.descriptorSetCount = 1;
-        alloc.pSetLayouts = &m_layout;
         VkDescriptorSet set = VK_NULL_HANDLE;
-        const VkResult result = vkAllocateDescriptorSets(m_device, &alloc, &set);
+        const VkResult result = allocateFrom(m_pools.back().get(), &set);
         if (result == VK_SUCCESS) {
             ++m_sets_in_last_pool;
             return set;
@@ -67,16 +66,18 @@ VkDescriptorSet DescriptorAllocator::allocateFromNewPool() {
              "creating a descriptor pool for " + m_label);
     m_pools.emplace_back(m_device, pool);
     m_sets_in_last_pool = 0;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    VK_CHECK(allocateFrom(pool, &set), "allocating a descriptor set for " + m_label);
+    m_sets_in_last_pool = 1;
+    return set;
+}
 
+VkResult DescriptorAllocator::allocateFrom(VkDescriptorPool pool, VkDescriptorSet* set) const {
     VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     alloc.descriptorPool = pool;
     alloc.descriptorSetCount = 1;
     alloc.pSetLayouts = &m_layout;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    VK_CHECK(vkAllocateDescriptorSets(m_device, &alloc, &set),
-             "allocating a descriptor set for " + m_label);
-    m_sets_in_last_pool = 1;
-    return set;
+    return vkAllocateDescriptorSets(m_device, &alloc, set);
 }
 
 void DescriptorAllocator::release(VkDescriptorSet set) {
