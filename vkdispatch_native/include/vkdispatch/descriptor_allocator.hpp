@@ -1,7 +1,7 @@
 #pragma once
-// Descriptor sets of one layout, carved from a growing list of pools and reused once freed, so a
-// new DescriptorSet costs a free-list pop or one vkAllocateDescriptorSets rather than a pool of
-// its own.
+// Descriptor sets of one plan's layout on one device, taken from the device's shared pools
+// (DescriptorPools) and reused once released, so a new DescriptorSet usually costs a free-list
+// pop. Every set goes back to the pools when the allocator is destroyed.
 //
 // Thread safety: allocate() and release() may be called from any thread (an internal mutex);
 // release() may run inside a queue's deferred deletions.
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "vkdispatch/handle.hpp"
+#include "vkdispatch/descriptor_pools.hpp"
 #include "vkdispatch/vk.hpp"
 
 namespace vkdispatch {
@@ -18,34 +18,30 @@ namespace vkdispatch {
 class DescriptorAllocator {
 public:
     /// Sets of `layout` (which must outlive every allocate() call) needing `per_set`
-    /// descriptors of each type; `label` names them in errors.
-    DescriptorAllocator(VkDevice device, VkDescriptorSetLayout layout,
+    /// descriptors of each type, from `pools` (which must outlive the allocator); `label` names
+    /// them in errors.
+    DescriptorAllocator(DescriptorPools& pools, VkDescriptorSetLayout layout,
                         std::vector<VkDescriptorPoolSize> per_set, std::string label);
+    /// Gives every set back to the pools: each must have been released.
+    ~DescriptorAllocator();
     DescriptorAllocator(const DescriptorAllocator&) = delete;
     DescriptorAllocator& operator=(const DescriptorAllocator&) = delete;
 
-    /// A set with undefined contents (a released one, or a new one from a pool).
+    /// A set with undefined contents (a released one, or a new one from the pools).
     VkDescriptorSet allocate();
     /// Takes `set` back for reuse; the GPU must no longer use it.
     void release(VkDescriptorSet set);
 
-    /// Pools created so far (for tests).
-    size_t poolCount() const;
-    /// Capacity in sets of the `index`-th pool: pools double from 16 to 1024 sets.
-    static uint32_t poolCapacity(size_t index) noexcept;
+    /// Sets taken from the pools so far (for tests).
+    size_t setCount() const;
 
 private:
-    VkDescriptorSet allocateFromNewPool();  // m_mutex held
-    // One set of m_layout from `pool`.
-    VkResult allocateFrom(VkDescriptorPool pool, VkDescriptorSet* set) const;
-
-    VkDevice m_device;
+    DescriptorPools& m_pools;
     VkDescriptorSetLayout m_layout;
     std::vector<VkDescriptorPoolSize> m_per_set;
     std::string m_label;
     mutable std::mutex m_mutex;
-    std::vector<UniqueDescriptorPool> m_pools;  // sets are freed with their pool
-    uint32_t m_sets_in_last_pool = 0;
+    std::vector<DescriptorPools::Allocation> m_owned;
     std::vector<VkDescriptorSet> m_released;
 };
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "vkdispatch/descriptor_pools.hpp"
 #include "vkdispatch/device_info.hpp"
 #include "vkdispatch/memory_pool.hpp"
 #include "vkdispatch/queue.hpp"
@@ -30,6 +31,7 @@ public:
     const VkPhysicalDeviceMemoryProperties& memoryProperties() const noexcept { return m_memory; }
     const std::vector<std::unique_ptr<Queue>>& queues() const noexcept { return m_queues; }
     MemoryPool& memoryPool() noexcept { return *m_memory_pool; }
+    DescriptorPools& descriptorPools() noexcept { return *m_descriptor_pools; }
 
 private:
     DeviceInfo m_info;
@@ -37,6 +39,7 @@ private:
     VkPhysicalDeviceMemoryProperties m_memory{};
     VkDevice m_device = VK_NULL_HANDLE;
     std::unique_ptr<MemoryPool> m_memory_pool;     // freed after the queues' deferred deletions
+    std::unique_ptr<DescriptorPools> m_descriptor_pools;  // (likewise)
     std::vector<std::unique_ptr<Queue>> m_queues;  // destroyed before m_device (declared after)
 };
 

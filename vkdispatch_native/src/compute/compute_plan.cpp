@@ -53,7 +53,7 @@ void checkArguments(const Context& context, const std::vector<uint32_t>& spirv,
     }
 }
 
-ComputePlan::DeviceObjects createObjects(const Device& device, const std::vector<uint32_t>& spirv,
+ComputePlan::DeviceObjects createObjects(Device& device, const std::vector<uint32_t>& spirv,
                                          const std::vector<BindingType>& bindings,
                                          uint32_t push_constant_size, const std::string& name,
                                          VkPipelineCache cache) {
@@ -79,7 +79,7 @@ ComputePlan::DeviceObjects createObjects(const Device& device, const std::vector
         for (BindingType type : bindings) ++counts[descriptorType(type)];
         std::vector<VkDescriptorPoolSize> per_set;
         for (const auto& [type, count] : counts) per_set.push_back({type, count});
-        out.descriptors = std::make_shared<DescriptorAllocator>(vk, set_layout, std::move(per_set),
+        out.descriptors = std::make_shared<DescriptorAllocator>(device.descriptorPools(), set_layout, std::move(per_set),
                                                                 "'" + name + "'");
     }
 

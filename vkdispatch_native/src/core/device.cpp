@@ -97,6 +97,7 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
     std::map<int, uint32_t> next_in_family;
     try {
         m_memory_pool = std::make_unique<MemoryPool>(m_device, m_memory);
+        m_descriptor_pools = std::make_unique<DescriptorPools>(m_device);
         for (size_t i = 0; i < queue_families.size(); ++i) {
             const int family = queue_families[i];
             m_queues.push_back(std::make_unique<Queue>(
@@ -105,6 +106,8 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
         }
     } catch (...) {
         m_queues.clear();
+        m_descriptor_pools.reset();
+        m_memory_pool.reset();
         vkDestroyDevice(m_device, nullptr);
         throw;
     }
@@ -112,6 +115,7 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
 
 Device::~Device() {
     m_queues.clear();  // waits for their work and runs deferred deletions first
+    m_descriptor_pools.reset();
     m_memory_pool.reset();
     vkDestroyDevice(m_device, nullptr);
 }

@@ -1,0 +1,129 @@
+#include "vkdispatch/descriptor_pools.hpp"
+
+#include <algorithm>
+
+#include "vkdispatch/errors.hpp"
+
+namespace vkdispatch {
+namespace {
+
+// Descriptors of each type per set, on average, in a pool of the default size.
+constexpr VkDescriptorPoolSize kAverageSet[] = {
+    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4},
+    {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
+    {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1},
+};
+
+uint32_t countOf(const std::vector<VkDescriptorPoolSize>& sizes, VkDescriptorType type) {
+    for (const VkDescriptorPoolSize& size : sizes)
+        if (size.type == type) return size.descriptorCount;
+    return 0;
+}
+
+}  // namespace
+
+struct DescriptorPools::Pool {
+    UniqueDescriptorPool handle;
+    uint32_t sets = 0;                       // capacity
+    uint32_t sets_left = 0;
+    std::vector<VkDescriptorPoolSize> size;  // capacity per type
+    std::vector<VkDescriptorPoolSize> left;  // what is not allocated, per type of `size`
+
+    bool fits(const std::vector<VkDescriptorPoolSize>& per_set) const {
+        if (sets_left == 0) return false;
+        for (const VkDescriptorPoolSize& need : per_set)
+            if (countOf(left, need.type) < need.descriptorCount) return false;
+        return true;
+    }
+    void take(const std::vector<VkDescriptorPoolSize>& per_set) {
+        --sets_left;
+        for (VkDescriptorPoolSize& entry : left)
+            entry.descriptorCount -= countOf(per_set, entry.type);
+    }
+    void giveBack(const std::vector<VkDescriptorPoolSize>& per_set) {
+        ++sets_left;
+        for (VkDescriptorPoolSize& entry : left)
+            entry.descriptorCount += countOf(per_set, entry.type);
+    }
+    bool empty() const { return sets_left == sets; }
+};
+
+DescriptorPools::DescriptorPools(VkDevice device, uint32_t sets_per_pool)
+    : m_device(device), m_sets_per_pool(std::max<uint32_t>(1, sets_per_pool)) {
+    createPool({});
+}
+
+DescriptorPools::~DescriptorPools() = default;
+
+DescriptorPools::Pool& DescriptorPools::createPool(
+        const std::vector<VkDescriptorPoolSize>& per_set) {
+    auto pool = std::make_unique<Pool>();
+    pool->sets = pool->sets_left = m_sets_per_pool;
+    for (const VkDescriptorPoolSize& average : kAverageSet)
+        pool->size.push_back({average.type, std::max(average.descriptorCount * m_sets_per_pool,
+                                                     countOf(per_set, average.type))});
+    for (const VkDescriptorPoolSize& need : per_set)  // a type no average set has
+        if (countOf(pool->size, need.type) == 0)
+            pool->size.push_back({need.type, need.descriptorCount * m_sets_per_pool});
+    pool->left = pool->size;
+    VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    info.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+    info.maxSets = pool->sets;
+    info.poolSizeCount = static_cast<uint32_t>(pool->size.size());
+    info.pPoolSizes = pool->size.data();
+    VkDescriptorPool handle = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateDescriptorPool(m_device, &info, nullptr, &handle),
+             "creating a descriptor pool");
+    pool->handle = UniqueDescriptorPool(m_device, handle);
+    m_pools.push_back(std::move(pool));
+    return *m_pools.back();
+}
+
+DescriptorPools::Allocation DescriptorPools::allocate(
+        VkDescriptorSetLayout layout, const std::vector<VkDescriptorPoolSize>& per_set,
+        const std::string& label) {
+    VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    info.descriptorSetCount = 1;
+    info.pSetLayouts = &layout;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    // First fit, so that later pools empty out and are destroyed.
+    for (const auto& pool : m_pools) {
+        if (!pool->fits(per_set)) continue;
+        info.descriptorPool = pool->handle.get();
+        VkDescriptorSet set = VK_NULL_HANDLE;
+        const VkResult result = vkAllocateDescriptorSets(m_device, &info, &set);
+        if (result == VK_SUCCESS) {
+            pool->take(per_set);
+            return {set, pool.get()};
+        }
+        if (result != VK_ERROR_OUT_OF_POOL_MEMORY && result != VK_ERROR_FRAGMENTED_POOL)
+            VK_CHECK(result, "allocating a descriptor set for " + label);
+    }
+    Pool& pool = createPool(per_set);
+    info.descriptorPool = pool.handle.get();
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    VK_CHECK(vkAllocateDescriptorSets(m_device, &info, &set),
+             "allocating a descriptor set for " + label);
+    pool.take(per_set);
+    return {set, &pool};
+}
+
+void DescriptorPools::free(const Allocation& allocation,
+                           const std::vector<VkDescriptorPoolSize>& per_set) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    Pool& pool = *allocation.pool;
+    // Only fails on a lost device, where the set is gone with the pool anyway.
+    vkFreeDescriptorSets(m_device, pool.handle.get(), 1, &allocation.set);
+    pool.giveBack(per_set);
+    if (pool.empty() && &pool != m_pools.front().get()) {
+        m_pools.erase(std::find_if(m_pools.begin(), m_pools.end(),
+                                   [&](const auto& p) { return p.get() == &pool; }));
+    }
+}
+
+size_t DescriptorPools::poolCount() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_pools.size();
+}
+
+}  // namespace vkdispatch
