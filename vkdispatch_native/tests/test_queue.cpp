@@ -17,7 +17,7 @@ TEST(PollBeforeBlocking, CpuDevicesNeverPollAndGpusPollBriefly) {
                            DeviceType::VirtualGpu, DeviceType::Other}) {
         const auto poll = pollBeforeBlocking(gpu);
         EXPECT_GT(poll.count(), 0);
-        EXPECT_LE(poll, std::chrono::milliseconds(1));  // then it blocks: no long busy loop
+        EXPECT_LE(poll, std::chrono::milliseconds(10));  // then it blocks: no endless busy loop
     }
 }
 

@@ -11,8 +11,8 @@ namespace vkdispatch {
 namespace {
 
 constexpr uint64_t kWaitSliceNs = 100'000'000;  // how often a wait checks for Ctrl-C
-// Covers tiny dispatches many times over and medium ones; beyond it the wake-up costs < 3%.
-constexpr std::chrono::microseconds kGpuPoll(1000);
+// Beyond it a blocking wait's late wake-up (~25 us on NVIDIA) costs less than 0.25%.
+constexpr std::chrono::microseconds kGpuPoll(10'000);
 
 void fullBarrier(VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
     VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
