@@ -1,8 +1,9 @@
 #pragma once
 // A device's descriptor pools, shared by the descriptor sets of every plan. Owned by the Device,
-// which creates the first pool with itself: a driver's first descriptor pool costs 0.25 ms on
-// NVIDIA (its descriptor heap is set up then), which would otherwise land on the first kernel,
-// and a pool of each plan's own would cost every new kernel a vkCreateDescriptorPool.
+// which creates the first pool with itself and allocates (and frees) one set from it: NVIDIA's
+// first descriptor-set allocation of a process costs 0.17-0.2 ms (later ones 3-5 us), which
+// would otherwise land on the first kernel; and a pool of each plan's own would cost every new
+// kernel a vkCreateDescriptorPool.
 //
 // Pools are created with VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT so that a plan's sets
 // go back when the plan is destroyed. Each pool's remaining sets and descriptors are counted, so
@@ -51,6 +52,7 @@ public:
 
 private:
     Pool& createPool(const std::vector<VkDescriptorPoolSize>& per_set);  // m_mutex held
+    void allocateAndFreeOneSet();  // the driver's one-time set-up, at construction
 
     VkDevice m_device;
     uint32_t m_sets_per_pool;

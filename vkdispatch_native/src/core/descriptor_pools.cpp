@@ -51,6 +51,21 @@ struct DescriptorPools::Pool {
 DescriptorPools::DescriptorPools(VkDevice device, uint32_t sets_per_pool)
     : m_device(device), m_sets_per_pool(std::max<uint32_t>(1, sets_per_pool)) {
     createPool({});
+    allocateAndFreeOneSet();
+}
+
+void DescriptorPools::allocateAndFreeOneSet() {
+    VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                         VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    info.bindingCount = 1;
+    info.pBindings = &binding;
+    VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateDescriptorSetLayout(m_device, &info, nullptr, &layout),
+             "creating a descriptor-set layout");
+    const UniqueDescriptorSetLayout owner(m_device, layout);
+    const std::vector<VkDescriptorPoolSize> per_set = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}};
+    free(allocate(layout, per_set, "the first descriptor set"), per_set);
 }
 
 DescriptorPools::~DescriptorPools() = default;
