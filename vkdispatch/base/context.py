@@ -6,14 +6,15 @@ explicitly by :func:`make_context`). Every buffer has one replica per queue of t
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from typing import Any, Sequence
 
 from vkdispatch.base import backend as backends
+from vkdispatch.base.disk_cache import cache_directory, disk_cache_enabled
 from vkdispatch.base.handle import HandleRegistry
 from vkdispatch.base.init import get_devices, runtime
 from vkdispatch.base.log import logger
-from vkdispatch.base.shader_cache import cache_directory, disk_cache_enabled
 from vkdispatch.base.signal import Signal
 from vkdispatch.errors import (DummyBackendError, IndexOutOfRangeError, InvalidArgumentError,
                                InvalidStateError, NativeError)
@@ -89,10 +90,10 @@ class Context:
         """The persistent VkPipelineCache of the devices (None when caching is disabled)."""
         if self._pipeline_cache is None and disk_cache_enabled():
             directory = cache_directory()
-            paths = [str(directory / f"pipelines-{(info.uuid or b'').hex() or 'nouuid'}.bin")
-                     for info in self.device_infos]
+            tags = [(info.uuid or b"").hex() or "nouuid" for info in self.device_infos]
+            paths = [os.path.join(directory, f"pipelines-{tag}.bin") for tag in tags]
             try:
-                directory.mkdir(parents=True, exist_ok=True)
+                os.makedirs(directory, exist_ok=True)
             except OSError:
                 return None
             self._pipeline_cache = self.native_module.NativePipelineCache(self.native, paths)
