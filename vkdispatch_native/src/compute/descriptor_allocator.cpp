@@ -1,5 +1,6 @@
 #include "vkdispatch/descriptor_allocator.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace vkdispatch {
@@ -29,7 +30,9 @@ VkDescriptorSet DescriptorAllocator::allocate() {
         m_released.pop_back();
         return set;
     }
-    m_owned.reserve(m_owned.size() + 1);  // so that a set from the pools is never lost
+    // Room first, so that a set taken from the pools is never lost to a failed push_back.
+    if (m_owned.size() == m_owned.capacity())
+        m_owned.reserve(std::max<size_t>(16, 2 * m_owned.size()));
     m_owned.push_back(m_pools.allocate(m_layout, m_per_set, m_label));
     return m_owned.back().set;
 }
