@@ -24,6 +24,8 @@ from vkdispatch.base.signal import Signal
 from vkdispatch.errors import BackendUnavailableError, ShaderBuildError
 from vkdispatch.execution_pipeline.command_graph import (BufferBindInfo, CommandGraph,
                                                          ImageBindInfo)
+from vkdispatch.execution_pipeline.cuda_capture import (CUDAGraphCapture, cuda_graph_capture,
+                                                        get_cuda_capture)
 from vkdispatch.execution_pipeline.graphs import default_graph, global_graph, set_global_graph
 from vkdispatch.shader.decorator import shader
 from vkdispatch.shader.mapping import MappingFunction, map  # noqa: A004
@@ -45,6 +47,7 @@ __all__ = [
     "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
     "Buffer", "asbuffer", "from_cuda_array", "RFFTBuffer", "asrfftbuffer",
     "ShaderBuildError", "__version__", "CommandGraph", "BufferBindInfo", "ImageBindInfo",
-    "default_graph", "global_graph", "set_global_graph", "shader", "ShaderFunction",
+    "default_graph", "global_graph", "set_global_graph", "cuda_graph_capture",
+    "get_cuda_capture", "CUDAGraphCapture", "shader", "ShaderFunction",
     "ShaderSource", "make_shader_function", "map", "MappingFunction",
 ] + list(_shorthands)  # fmt: skip

@@ -290,3 +290,12 @@ def test_set_log_level_before_initialize_survives_implicit_initialize():
     out["level"] = logging.getLogger("vkdispatch").level
     ''')
     assert results["records"] == [] and results["level"] == logging.ERROR
+
+
+def test_cuda_graph_capture_names_exist_and_say_cuda_is_not_in_this_build():
+    from vkdispatch import CUDAGraphCapture, cuda_graph_capture, get_cuda_capture
+    from vkdispatch.errors import InvalidStateError
+    assert get_cuda_capture() is None
+    for attempt in (cuda_graph_capture, CUDAGraphCapture):
+        with pytest.raises(InvalidStateError, match="needs the CUDA backend"):
+            attempt()
