@@ -79,8 +79,8 @@ ComputePlan::DeviceObjects createObjects(Device& device, const std::vector<uint3
         for (BindingType type : bindings) ++counts[descriptorType(type)];
         std::vector<VkDescriptorPoolSize> per_set;
         for (const auto& [type, count] : counts) per_set.push_back({type, count});
-        out.descriptors = std::make_shared<DescriptorAllocator>(device.descriptorPools(), set_layout, std::move(per_set),
-                                                                "'" + name + "'");
+        out.descriptors = std::make_shared<DescriptorAllocator>(
+            device.descriptorPools(), set_layout, std::move(per_set), "'" + name + "'");
     }
 
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0,

@@ -26,8 +26,7 @@ struct DescriptorPools::Pool {
     UniqueDescriptorPool handle;
     uint32_t sets = 0;                       // capacity
     uint32_t sets_left = 0;
-    std::vector<VkDescriptorPoolSize> size;  // capacity per type
-    std::vector<VkDescriptorPoolSize> left;  // what is not allocated, per type of `size`
+    std::vector<VkDescriptorPoolSize> left;  // descriptors not allocated, per type
 
     bool fits(const std::vector<VkDescriptorPoolSize>& per_set) const {
         if (sets_left == 0) return false;
@@ -35,10 +34,16 @@ struct DescriptorPools::Pool {
             if (countOf(left, need.type) < need.descriptorCount) return false;
         return true;
     }
-    void take(const std::vector<VkDescriptorPoolSize>& per_set) {
+    /// One set of `info`'s layout from this pool, counted when the driver gives it.
+    VkResult allocate(VkDevice device, VkDescriptorSetAllocateInfo info,
+                      const std::vector<VkDescriptorPoolSize>& per_set, VkDescriptorSet* set) {
+        info.descriptorPool = handle.get();
+        const VkResult result = vkAllocateDescriptorSets(device, &info, set);
+        if (result != VK_SUCCESS) return result;
         --sets_left;
         for (VkDescriptorPoolSize& entry : left)
             entry.descriptorCount -= countOf(per_set, entry.type);
+        return result;
     }
     void giveBack(const std::vector<VkDescriptorPoolSize>& per_set) {
         ++sets_left;
@@ -74,18 +79,19 @@ DescriptorPools::Pool& DescriptorPools::createPool(
         const std::vector<VkDescriptorPoolSize>& per_set) {
     auto pool = std::make_unique<Pool>();
     pool->sets = pool->sets_left = m_sets_per_pool;
+    std::vector<VkDescriptorPoolSize> size;
     for (const VkDescriptorPoolSize& average : kAverageSet)
-        pool->size.push_back({average.type, std::max(average.descriptorCount * m_sets_per_pool,
-                                                     countOf(per_set, average.type))});
+        size.push_back({average.type, std::max(average.descriptorCount * m_sets_per_pool,
+                                               countOf(per_set, average.type))});
     for (const VkDescriptorPoolSize& need : per_set)  // a type no average set has
-        if (countOf(pool->size, need.type) == 0)
-            pool->size.push_back({need.type, need.descriptorCount * m_sets_per_pool});
-    pool->left = pool->size;
+        if (countOf(size, need.type) == 0)
+            size.push_back({need.type, need.descriptorCount * m_sets_per_pool});
+    pool->left = size;
     VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     info.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
     info.maxSets = pool->sets;
-    info.poolSizeCount = static_cast<uint32_t>(pool->size.size());
-    info.pPoolSizes = pool->size.data();
+    info.poolSizeCount = static_cast<uint32_t>(size.size());
+    info.pPoolSizes = size.data();
     VkDescriptorPool handle = VK_NULL_HANDLE;
     VK_CHECK(vkCreateDescriptorPool(m_device, &info, nullptr, &handle),
              "creating a descriptor pool");
@@ -101,25 +107,18 @@ DescriptorPools::Allocation DescriptorPools::allocate(
     info.descriptorSetCount = 1;
     info.pSetLayouts = &layout;
     std::lock_guard<std::mutex> lock(m_mutex);
+    VkDescriptorSet set = VK_NULL_HANDLE;
     // First fit, so that later pools empty out and are destroyed.
     for (const auto& pool : m_pools) {
         if (!pool->fits(per_set)) continue;
-        info.descriptorPool = pool->handle.get();
-        VkDescriptorSet set = VK_NULL_HANDLE;
-        const VkResult result = vkAllocateDescriptorSets(m_device, &info, &set);
-        if (result == VK_SUCCESS) {
-            pool->take(per_set);
-            return {set, pool.get()};
-        }
+        const VkResult result = pool->allocate(m_device, info, per_set, &set);
+        if (result == VK_SUCCESS) return {set, pool.get()};
         if (result != VK_ERROR_OUT_OF_POOL_MEMORY && result != VK_ERROR_FRAGMENTED_POOL)
             VK_CHECK(result, "allocating a descriptor set for " + label);
     }
     Pool& pool = createPool(per_set);
-    info.descriptorPool = pool.handle.get();
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    VK_CHECK(vkAllocateDescriptorSets(m_device, &info, &set),
+    VK_CHECK(pool.allocate(m_device, info, per_set, &set),
              "allocating a descriptor set for " + label);
-    pool.take(per_set);
     return {set, &pool};
 }
 
