@@ -6,9 +6,9 @@ carries its own docstring.
 from vkdispatch.base.buffer import Buffer, asbuffer, from_cuda_array
 from vkdispatch.base.buffer_shorthands import *  # noqa: F401,F403  (buffer_f32, ...)
 from vkdispatch.base.buffer_shorthands import __all__ as _shorthands
-from vkdispatch.base.context import (get_context, get_context_handle, is_context_initialized,
-                                     make_context, queue_wait_idle, select_queue_families,
-                                     set_dummy_context_params)
+from vkdispatch.base.context import (create_context, get_context, get_context_handle,
+                                     is_context_initialized, make_context, queue_wait_idle,
+                                     select_queue_families, set_dummy_context_params)
 from vkdispatch.base.device_info import DeviceInfo
 from vkdispatch.base.dtype import (complex32, complex64, complex128, dtype, dvec2, dvec3, dvec4,
                                    float16, float32, float64, hvec2, hvec3, hvec4, ihvec2,
@@ -22,6 +22,7 @@ from vkdispatch.base.log import (LogLevel, log, log_error, log_info, log_verbose
 from vkdispatch.base.rfft_buffer import RFFTBuffer, asrfftbuffer
 from vkdispatch.base.signal import Signal
 from vkdispatch.errors import BackendUnavailableError, ShaderBuildError
+from vkdispatch.execution_pipeline.buffer_copy import copy
 from vkdispatch.execution_pipeline.command_graph import (BufferBindInfo, CommandGraph,
                                                          ImageBindInfo)
 from vkdispatch.execution_pipeline.cuda_capture import (CUDAGraphCapture, cuda_graph_capture,
@@ -43,11 +44,12 @@ __all__ = [
     "hvec2", "hvec3", "hvec4", "vec2", "vec3", "vec4", "dvec2", "dvec3", "dvec4",
     "ihvec2", "ihvec3", "ihvec4", "ivec2", "ivec3", "ivec4",
     "uhvec2", "uhvec3", "uhvec4", "uvec2", "uvec3", "uvec4", "mat2", "mat3", "mat4",
-    "get_context", "get_context_handle", "make_context", "select_queue_families",
+    "get_context", "get_context_handle", "make_context", "create_context",
+    "select_queue_families",
     "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
     "Buffer", "asbuffer", "from_cuda_array", "RFFTBuffer", "asrfftbuffer",
     "ShaderBuildError", "__version__", "CommandGraph", "BufferBindInfo", "ImageBindInfo",
-    "default_graph", "global_graph", "set_global_graph", "cuda_graph_capture",
+    "default_graph", "global_graph", "set_global_graph", "copy", "cuda_graph_capture",
     "get_cuda_capture", "CUDAGraphCapture", "shader", "ShaderFunction",
     "ShaderSource", "make_shader_function", "map", "MappingFunction",
 ] + list(_shorthands)  # fmt: skip

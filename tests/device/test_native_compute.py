@@ -71,7 +71,7 @@ def test_native_axpy_matches_numpy(context, native, rng):
     dset.bind_buffer(1, yb._native, read=False)
     dset.bind_buffer(2, ub._native, 0, 8, uniform=True, write=False)
     commands = native.NativeCommandList(context._native)
-    commands.record(plan, dset, (n + 63) // 64, 1, 1)
+    commands.record_dispatch(plan, dset, (n + 63) // 64, 1, 1)
     assert commands.instance_size == 4
     value = commands.submit(struct.pack("<f", b), 1, -2, ub._native, struct.pack("<fI", a, n))
     assert value > 0
@@ -94,7 +94,7 @@ def test_native_thousand_dependent_dispatches_count_exactly(context, native):
     dset.bind_buffer(0, data._native)
     commands = native.NativeCommandList(context._native)
     for _ in range(1000):
-        commands.record(plan, dset, (n + 63) // 64, 1, 1)
+        commands.record_dispatch(plan, dset, (n + 63) // 64, 1, 1)
     assert commands.instance_size == 4000
     commands.submit(struct.pack("<I", n) * 1000)
     for q in range(context.queue_count):
@@ -151,10 +151,10 @@ def test_native_compute_errors_raise_value_and_index_errors(context, native):
     commands = native.NativeCommandList(context._native)
     max_x = context.max_workgroup_count[0]
     with pytest.raises(ValueError, match=f"x = {max_x + 1}.*{max_x}"):
-        commands.record(plan, dset, max_x + 1, 1, 1)
+        commands.record_dispatch(plan, dset, max_x + 1, 1, 1)
     with pytest.raises(ValueError, match="y = 0"):
-        commands.record(plan, dset, 1, 0, 1)
-    commands.record(plan, dset, 1, 1, 1)
+        commands.record_dispatch(plan, dset, 1, 0, 1)
+    commands.record_dispatch(plan, dset, 1, 1, 1)
     with pytest.raises(ValueError, match="binding 0.*never bound"):
         commands.submit(b"\0" * 4)
     for binding in (0, 1):
@@ -188,7 +188,7 @@ def test_native_context_close_closes_compute_objects_first(context, native):
     dset = native.NativeDescriptorSet(plan)
     dset.bind_buffer(0, buffer)
     commands = native.NativeCommandList(own)
-    commands.record(plan, dset, 1, 1, 1)
+    commands.record_dispatch(plan, dset, 1, 1, 1)
     commands.submit(struct.pack("<I", 64))
     assert native.live_compute_plan_count() == plans_before + 1
     buffer.close()
@@ -202,7 +202,7 @@ def test_native_context_close_closes_compute_objects_first(context, native):
     assert native.live_compute_plan_count() == plans_before
     assert native.live_descriptor_set_count() == sets_before
     with pytest.raises(RuntimeError, match="closed"):
-        commands.record(plan, dset, 1, 1, 1)
+        commands.record_dispatch(plan, dset, 1, 1, 1)
 
 
 @pytest.mark.parametrize("poll", [False, True])

@@ -1,7 +1,9 @@
 """The package's layers import only downward (design/STYLE.md, "Layering"): errors and the
 native bridge -> base and codegen (codegen uses only base's dtypes) -> shader ->
-execution_pipeline -> the libraries on top; only base touches the native bridge. Checked on
-the source with ``ast``, so a new upward import fails here before it becomes a cycle."""
+execution_pipeline -> the libraries on top; only base touches the native bridge, by import or
+through a handle's ``_native`` object. The Kompute-compatible ``kp`` package (top level, beside
+``vkdispatch``) is checked by the same rules once it exists. Checked on the source with
+``ast``, so a new upward import fails here before it becomes a cycle."""
 from __future__ import annotations
 
 import ast
@@ -12,6 +14,7 @@ import pytest
 import vkdispatch
 
 PACKAGE = Path(vkdispatch.__file__).parent
+KP_PACKAGE = PACKAGE.parent / "kp"
 RANKS = {"errors": 0, "_native": 0, "base": 1, "codegen": 1, "shader": 2,
          "execution_pipeline": 3, "reduce": 4, "fft": 4, "vkfft": 4, "kp": 4}
 # Imports allowed across the order, with the reason.
@@ -27,6 +30,8 @@ def _modules():
         parts = path.relative_to(PACKAGE).with_suffix("").parts
         if parts[0] in RANKS:
             yield ".".join(parts), path
+    for path in sorted(KP_PACKAGE.rglob("*.py")):
+        yield ".".join(("kp",) + path.relative_to(KP_PACKAGE).with_suffix("").parts), path
 
 
 def _imported(tree: ast.Module, module: str):
@@ -46,9 +51,16 @@ def _imported(tree: ast.Module, module: str):
                 yield from (f"{name}.{alias.name}" for alias in node.names)
 
 
+def _native_uses(tree: ast.Module) -> list[int]:
+    """Lines that reach a handle's native object (``x._native``)."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr == "_native"]
+
+
 def _violations(module: str, tree: ast.Module) -> list[str]:
     own = module.split(".")[0]
-    found = []
+    found = [f"{module} line {line} uses ._native (only base touches native objects)"
+             for line in _native_uses(tree)] if own != "base" else []
     for target in _imported(tree, module):
         parts = target.split(".")
         layer = parts[1] if len(parts) > 1 else "vkdispatch"
@@ -58,8 +70,8 @@ def _violations(module: str, tree: ast.Module) -> list[str]:
             found.append(f"{module} imports {target} (only base touches the native module)")
         elif layer == "base" and own == "codegen" and not target.startswith("vkdispatch.base.dtype"):
             found.append(f"{module} imports {target} (codegen uses only base.dtype)")
-        elif layer == "codegen" and own == "base":
-            found.append(f"{module} imports {target} (base must not import codegen)")
+        elif layer == "codegen" and own in ("base", "kp"):
+            found.append(f"{module} imports {target} ({own} must not import codegen)")
         elif RANKS.get(layer, 99) > RANKS[own]:
             found.append(f"{module} imports {target}, a higher layer")
     return found
@@ -91,3 +103,8 @@ def test_the_check_catches_upward_and_sideways_imports():
     assert not _violations("base.backend", native)
     assert not _violations("execution_pipeline.graphs",
                            ast.parse("from vkdispatch.shader.dispatch_target import x"))
+    reaches_native = ast.parse("def f(graph):\n    graph._native.submit()")
+    assert _violations("execution_pipeline.command_graph", reaches_native)
+    assert _violations("kp.manager", reaches_native)
+    assert not _violations("base.command_list", reaches_native)
+    assert _violations("kp.algorithm", ast.parse("import vkdispatch.codegen"))

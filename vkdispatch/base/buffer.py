@@ -212,7 +212,7 @@ class Buffer(Handle, Generic[_ArgType]):
 
     def _check_alive(self) -> None:
         if self.destroyed:
-            raise InvalidArgumentError("this buffer was destroyed and can no longer be used")
+            raise self.unusable_error("this buffer")
 
     def __repr__(self) -> str:
         return (f"Buffer {self.context._handle if not self.destroyed else 'destroyed'}:\n"

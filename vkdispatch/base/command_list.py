@@ -1,11 +1,12 @@
-"""CommandList: recorded dispatches replayed on submit (the base of CommandGraph)."""
+"""CommandList: recorded commands replayed on submit (the base of CommandGraph)."""
 from __future__ import annotations
 
+from vkdispatch.base.commands import Command, Dispatch
 from vkdispatch.base.compute_plan import ComputePlan
-from vkdispatch.base.context import get_context
+from vkdispatch.base.context import Context, get_context
 from vkdispatch.base.descriptor_set import DescriptorSet
 from vkdispatch.base.handle import Handle
-from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.errors import InvalidArgumentError, InvalidStateError, InvalidTypeError
 
 __all__ = ["CommandList", "normalize_blocks"]
 
@@ -25,34 +26,53 @@ def normalize_blocks(blocks) -> tuple[int, int, int]:
 
 
 class CommandList(Handle):
-    """Dispatches recorded once and submitted any number of times.
+    """Commands (:mod:`vkdispatch.base.commands`) recorded once and submitted any number of times.
 
-    Thread safety: record from one thread at a time; submissions may come from any thread.
+    Hazards between the commands (a copy reading what a shader wrote, a shader writing what a
+    copy reads) get the barriers they need when the list is recorded natively.
+
+    Args:
+        context: the context whose queues run the list (default: :func:`get_context`).
+
+    Thread safety: every method may be called from any thread (the native list serialises
+    them); a submission runs the commands recorded before it.
     """
 
-    def __init__(self):
-        self.context = get_context()
+    def __init__(self, context: Context | None = None):
+        self.context = context if context is not None else get_context()
         self._native = self.context.native_module.NativeCommandList(self.context.native)
+        self._recording: tuple = ()  # the commands as recorded natively, kept alive with it
         self._register(self.context.handles)
+
+    def record(self, command) -> None:
+        """Appends ``command`` (a :class:`~vkdispatch.base.commands.Dispatch`, ``BufferCopy``,
+        ``BufferFill``, ``BufferUpdate`` or ``Barrier``)."""
+        if not isinstance(command, Command):
+            raise InvalidTypeError(f"command must be one of vkdispatch.base.commands "
+                                   f"({', '.join(c.__name__ for c in Command)}), got "
+                                   f"{type(command).__name__}")
+        self._check_handles(command, f"{type(command).__name__} command")
+        command._record_into(self._native)
+        self._recording += (command,)
 
     def record_compute_plan(self, plan: ComputePlan, descriptor_set: DescriptorSet,
                             blocks) -> None:
         """Appends a dispatch of ``blocks`` workgroups of ``plan`` with ``descriptor_set``."""
-        x, y, z = normalize_blocks(blocks)
-        self._native.record(plan._native, descriptor_set._native, x, y, z)
+        self.record(Dispatch(plan, descriptor_set, normalize_blocks(blocks)))
 
     def get_instance_size(self) -> int:
         """Bytes of push-constant data one replay (instance) consumes."""
         return self._native.instance_size
 
     def reset(self) -> None:
-        """Forgets the recorded dispatches (submitted work is unaffected)."""
+        """Forgets the recorded commands (submitted work is unaffected)."""
         self._native.reset()
+        self._recording = ()
 
     def submit(self, data: bytes | None = None, queue_index: int = -2,
                instance_count: int | None = None, cuda_stream=None, *,
                uniform_buffer=None, uniform_data: bytes = b"") -> None:
-        """Replays the dispatches ``instance_count`` times on the chosen queue(s).
+        """Replays the commands ``instance_count`` times on the chosen queue(s).
 
         Args:
             data: push-constant bytes, ``instance_size`` per instance, instance-major.
@@ -77,9 +97,39 @@ class CommandList(Handle):
             raise InvalidArgumentError(f"Data length must be the product of the instance size "
                                        f"({size}) and instance count ({instance_count}), got "
                                        f"{len(data)}")
-        native_uniform = None if uniform_buffer is None else uniform_buffer._native
-        self._native.submit(bytes(data), instance_count, queue_index, native_uniform,
-                            bytes(uniform_data))
+        self._submit_unchecked(bytes(data), instance_count, queue_index, uniform_buffer,
+                               bytes(uniform_data))
+
+    # -- for the command graph above: no re-checking of what it built itself --------------------
+
+    def _check_handles(self, command, what: str) -> None:
+        """Raises unless every handle ``command`` uses is alive and of this list's context."""
+        for handle in command.handles:
+            if getattr(handle, "destroyed", False):
+                raise InvalidStateError(f"{what}: a {type(handle).__name__} it uses was "
+                                        "destroyed")
+            owner = getattr(handle, "context", self.context)
+            if owner is not self.context:
+                raise InvalidArgumentError(f"{what}: a {type(handle).__name__} it uses belongs "
+                                           "to another context than the command list")
+
+    def _replace_recording(self, commands: tuple) -> None:
+        """Makes the native recording ``commands``, unless it already is. (Equal tuples hold
+        commands of equal types: the command types differ in arity or in their first field's
+        kind, so no two of different types compare equal.)"""
+        if commands != self._recording:
+            self._native.reset()
+            self._recording = ()
+            for command in commands:
+                command._record_into(self._native)
+            self._recording = commands
+
+    def _submit_unchecked(self, pc: bytes, instance_count: int, queue_index: int,
+                          uniform_buffer, uniform_data: bytes) -> None:
+        self._native.submit(pc, instance_count, queue_index,
+                            None if uniform_buffer is None else uniform_buffer._native,
+                            uniform_data)
 
     def _destroy(self) -> None:
+        self._recording = ()
         self._native.close()

@@ -1,25 +1,30 @@
 """The context: the devices and queues that buffers live on and work runs on.
 
-There is one context per process, created lazily by the first operation that needs it (or
-explicitly by :func:`make_context`). Every buffer has one replica per queue of the context.
+The process has one global context, created lazily by the first operation that needs it (or
+explicitly by :func:`make_context`). :func:`create_context` makes further, independent ones;
+``with ctx:`` makes one the current context of the running thread (or asyncio task). Objects
+are made in the current context (:func:`get_context`) and keep using that context for their
+whole life. Every buffer has one replica per queue of its context.
 """
 from __future__ import annotations
 
 import atexit
+import contextvars
 import os
 import threading
+import weakref
 from typing import Any, Sequence
 
 from vkdispatch.base import backend as backends
 from vkdispatch.base.disk_cache import cache_directory, disk_cache_enabled
-from vkdispatch.base.handle import HandleRegistry
+from vkdispatch.base.handle import HandleRegistry, new_identity
 from vkdispatch.base.init import get_devices, runtime
 from vkdispatch.base.log import logger
 from vkdispatch.base.signal import Signal
 from vkdispatch.errors import (DummyBackendError, IndexOutOfRangeError, InvalidArgumentError,
                                InvalidStateError, NativeError)
 
-__all__ = ["Context", "make_context", "get_context", "get_context_handle",
+__all__ = ["Context", "make_context", "create_context", "get_context", "get_context_handle",
            "is_context_initialized", "select_queue_families", "queue_wait_idle",
            "destroy_context", "stop_threads", "set_dummy_context_params"]
 
@@ -35,7 +40,12 @@ def _selection():
 
 
 class Context:
-    """Devices and queues in use. Not constructed directly: see :func:`make_context`.
+    """Devices and queues in use. Made by :func:`make_context` (the process's global context)
+    or :func:`create_context` (another one), never constructed directly.
+
+    ``with ctx:`` makes this the current context of the running thread (or asyncio task) until
+    the block ends: objects created inside (buffers, graphs, plans) belong to it. Blocks nest;
+    leaving one restores the previous current context. Other threads are not affected.
 
     Attributes:
         device_ids: indices into :func:`vkdispatch.get_devices` of the devices used.
@@ -44,6 +54,8 @@ class Context:
         queue_families: per device, the queue family of each queue.
         queue_count: number of queues over all devices (= replicas per buffer).
         handles: the live objects (buffers, ...) owned by this context.
+        derived: what higher layers compute once for this context (a shader's compiled plan),
+            keyed weakly by the object it belongs to; emptied by :meth:`close`.
 
     Limits (``max_workgroup_size`` and friends) are the minimum over the devices, except
     ``uniform_buffer_alignment`` (the maximum). Thread safety: safe to share.
@@ -51,13 +63,16 @@ class Context:
 
     def __init__(self, device_ids: list[int], queue_families: list[list[int]]):
         rt = runtime()
+        self._handle = new_identity()
         self.device_ids = list(device_ids)
         self.device_infos = [rt.devices[i] for i in self.device_ids]
         self.mapped_device_ids = [info.dev_index for info in self.device_infos]
         self.queue_families = [list(families) for families in queue_families]
         self.queue_count = sum(len(families) for families in self.queue_families)
         self.handles = HandleRegistry()
+        self.derived: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.dummy = rt.native is None
+        self._closed = False
         self._module = rt.native
         self._native = None
         self._pipeline_cache = None
@@ -66,24 +81,36 @@ class Context:
                                                    self.queue_families)
             self.pipeline_cache()  # load it now: the first new kernel should not wait for it
         self.refresh_limits_from_device_infos()
+        _ContextSlot.live.add(self)
 
     @property
-    def _handle(self) -> int:
-        return id(self)
+    def closed(self) -> bool:
+        """Whether :meth:`close` has run (the context and its objects are then unusable)."""
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise InvalidStateError(
+                f"{self!r} was closed (Context.close() or destroy_context()); its buffers, "
+                "plans and graphs can no longer be used. vd.get_context() makes a new global "
+                "context, vd.create_context() another one.")
 
     @property
     def native(self):
-        """The native context; raises DummyBackendError under the dummy backend."""
-        if self._native is None:
+        """The native context; raises InvalidStateError once closed, DummyBackendError under
+        the dummy backend."""
+        native = self._native
+        if native is None:
+            self._check_open()
             raise DummyBackendError(
                 "The 'dummy' backend is codegen-only and does not support runtime GPU "
                 "operations. Use backend='vulkan' for execution.")
-        return self._native
+        return native
 
     @property
     def native_module(self):
-        """The native bridge module (raises DummyBackendError under the dummy backend)."""
-        self.native  # noqa: B018 - raises for the dummy backend
+        """The native bridge module (raises like :attr:`native`)."""
+        self.native  # noqa: B018 - raises for a closed context or the dummy backend
         return self._module
 
     def pipeline_cache(self):
@@ -133,6 +160,7 @@ class Context:
 
     def signal(self, queue_index: int) -> Signal:
         """A signal that fires once everything submitted so far to ``queue_index`` finished."""
+        self._check_open()
         self.check_queue_index(queue_index, "queue_index")
         if self._native is None:
             return Signal(None, queue_index, 0)
@@ -140,14 +168,28 @@ class Context:
 
     def wait_idle(self, queue_index: int | None = None) -> None:
         """Blocks until the work submitted to one queue (or all, for None) has finished."""
+        self._check_open()
         if queue_index is not None:
             self.check_queue_index(queue_index, "queue_index")
         if self._native is not None:
             self._native.wait_idle(-1 if queue_index is None else queue_index)
 
     def close(self) -> None:
-        """Destroys every live handle, then the native context (after its queues finish)."""
-        for handle in self.handles.snapshot():
+        """Destroys every live handle, then the native context (after its queues finish).
+
+        Idempotent. Closing the global context uninstalls it: the next :func:`get_context` or
+        :func:`make_context` creates a new one. Closing another context affects only that one.
+        The context and its objects raise :class:`~vkdispatch.errors.InvalidStateError` when
+        used afterwards.
+        """
+        with _ContextSlot.lock:
+            if _ContextSlot.current is self:
+                _ContextSlot.current = None
+            if self._closed:
+                return
+            self._closed = True
+        self.derived.clear()
+        for handle in self.handles.close():
             handle.destroy()
         if self._pipeline_cache is not None:
             self._pipeline_cache.save()
@@ -156,14 +198,53 @@ class Context:
             self._native.close()
             self._native = None
 
+    def __enter__(self) -> Context:
+        self._check_open()
+        pin = _Pinned(self)
+        pin.token = _current.set(pin)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        pin = _current.get()
+        if pin.current is not self or not isinstance(pin, _Pinned):
+            raise InvalidStateError(f"'with' blocks of contexts must end in the reverse order "
+                                    f"they began: leaving {self!r} while {pin.current!r} is "
+                                    "current")
+        _current.reset(pin.token)
+
     def __repr__(self) -> str:
         names = ", ".join(info.device_name for info in self.device_infos)
-        return f"Context(devices=[{names}], queue_families={self.queue_families})"
+        state = ", closed" if self._closed else ""
+        return (f"Context #{self._handle}(devices=[{names}], "
+                f"queue_families={self.queue_families}{state})")
 
 
 class _ContextSlot:
+    """The process's global context, and every context alive (the ones left open close at
+    exit, so their pipeline caches are saved and native objects freed before teardown)."""
+
     lock = threading.RLock()
     current: Context | None = None
+    live: weakref.WeakSet[Context] = weakref.WeakSet()
+
+
+class _Pinned:
+    """The value of :data:`_current` inside ``with ctx:`` (``current`` is ``ctx``).
+
+    Outside any ``with`` block the variable holds :class:`_ContextSlot` itself, whose
+    ``current`` is the global context: so :func:`get_context` is one ``ContextVar.get``, one
+    attribute read and one ``None`` check either way.
+    """
+
+    __slots__ = ("current", "token")
+
+    def __init__(self, context: Context):
+        self.current = context
+        self.token: contextvars.Token | None = None
+
+
+_current: contextvars.ContextVar = contextvars.ContextVar("vkdispatch_context",
+                                                          default=_ContextSlot)
 
 
 def select_queue_families(device_index: int, queue_count: int | None = None) -> list[int]:
@@ -235,11 +316,30 @@ def _normalize_device_ids(device_ids: Any) -> list[int]:
     return device_ids
 
 
+def _new_context(device_ids, device_count, queue_counts, queue_families, use_cpu: bool,
+                 multi_device: bool, multi_queue: bool) -> Context:
+    """Validates the arguments of make_context/create_context and makes the context."""
+    runtime()
+    if device_ids is None:
+        if queue_families is not None:
+            raise InvalidArgumentError("queue_families needs device_ids: give the device of "
+                                       "each list of queue families")
+        device_ids = _default_devices(device_count, use_cpu, multi_device)
+    device_ids = _normalize_device_ids(device_ids)
+    if queue_families is None:
+        queue_families = _default_families(device_ids, queue_counts, multi_queue)
+    queue_families = [list(f) for f in queue_families]
+    if len(queue_families) != len(device_ids):
+        raise InvalidArgumentError(f"queue_families must have one list per device "
+                                   f"({len(device_ids)}), got {len(queue_families)}")
+    return Context(device_ids, queue_families)
+
+
 def make_context(device_ids: int | Sequence[int] | None = None, device_count: int | None = None,
                  queue_counts: int | Sequence[int] | None = None,
                  queue_families: Sequence[Sequence[int]] | None = None, use_cpu: bool = False,
                  multi_device: bool = False, multi_queue: bool = False) -> Context:
-    """Creates the process's context, or returns the existing one.
+    """Creates the process's global context, or returns the existing one.
 
     Args:
         device_ids: indices into :func:`vkdispatch.get_devices` (an int means one device).
@@ -256,8 +356,9 @@ def make_context(device_ids: int | Sequence[int] | None = None, device_count: in
     Raises:
         ValueError / IndexError: an argument is out of range (the message names it).
 
-    Once a context exists, later calls return it unchanged and log a warning if they asked for
-    something else.
+    Once a global context exists, later calls return it unchanged and log a warning if they
+    asked for something else. After it was closed (:meth:`Context.close`,
+    :func:`destroy_context`) the next call creates a new one.
     """
     asked = {k: v for k, v in dict(device_ids=device_ids, device_count=device_count,
                                    queue_counts=queue_counts, queue_families=queue_families,
@@ -269,50 +370,66 @@ def make_context(device_ids: int | Sequence[int] | None = None, device_count: in
                 logger.warning("a context already exists; make_context arguments were ignored: "
                                "%s", ", ".join(f"{k}={v!r}" for k, v in asked.items()))
             return _ContextSlot.current
-        runtime()
-        if device_ids is None:
-            if queue_families is not None:
-                raise InvalidArgumentError("queue_families needs device_ids: give the device of "
-                                           "each list of queue families")
-            device_ids = _default_devices(device_count, use_cpu, multi_device)
-        device_ids = _normalize_device_ids(device_ids)
-        if queue_families is None:
-            queue_families = _default_families(device_ids, queue_counts, multi_queue)
-        queue_families = [list(f) for f in queue_families]
-        if len(queue_families) != len(device_ids):
-            raise InvalidArgumentError(f"queue_families must have one list per device "
-                                       f"({len(device_ids)}), got {len(queue_families)}")
-        _ContextSlot.current = Context(device_ids, queue_families)
+        _ContextSlot.current = _new_context(device_ids, device_count, queue_counts,
+                                            queue_families, use_cpu, multi_device, multi_queue)
         return _ContextSlot.current
 
 
+def create_context(device_ids: int | Sequence[int] | None = None,
+                   device_count: int | None = None,
+                   queue_counts: int | Sequence[int] | None = None,
+                   queue_families: Sequence[Sequence[int]] | None = None, use_cpu: bool = False,
+                   multi_device: bool = False, multi_queue: bool = False) -> Context:
+    """Creates a new context beside the global one (every call makes another).
+
+    Takes the arguments of :func:`make_context`, with the same defaults and checks. The new
+    context is not installed anywhere: use it with ``with ctx:`` (objects created inside the
+    block belong to it) and end it with ``ctx.close()`` (or let the process exit). Several
+    contexts may use the same device; each has its own queues, memory and compiled shaders.
+
+    Raises:
+        ValueError / IndexError: an argument is out of range (the message names it).
+    """
+    return _new_context(device_ids, device_count, queue_counts, queue_families, use_cpu,
+                        multi_device, multi_queue)
+
+
 def get_context() -> Context:
-    """The process's context, created with defaults on first use."""
-    current = _ContextSlot.current
+    """The current context: the one of the innermost ``with ctx:`` block of this thread (or
+    asyncio task), else the process's global context, created with defaults on first use."""
+    current = _current.get().current
     return current if current is not None else make_context()
 
 
 def get_context_handle() -> int:
-    """An integer identifying the process's context (creating it if needed)."""
+    """The ``_handle`` of :func:`get_context` (an int never reused in the process)."""
     return get_context()._handle
 
 
 def is_context_initialized() -> bool:
-    """Whether the process's context exists yet."""
+    """Whether the process's global context exists (made and not closed)."""
     return _ContextSlot.current is not None
 
 
 def queue_wait_idle(queue_index: int | None = None, context: Context | None = None) -> None:
-    """Blocks until all work submitted so far to ``queue_index`` (or every queue) has finished."""
+    """Blocks until all work submitted so far to ``queue_index`` (or every queue) of
+    ``context`` (default: :func:`get_context`) has finished."""
     (context or get_context()).wait_idle(queue_index)
 
 
 def destroy_context() -> None:
-    """Frees every live object and the context itself; the next use creates a new context."""
+    """Closes the global context, freeing its live objects; the next use creates a new one."""
     with _ContextSlot.lock:
         current, _ContextSlot.current = _ContextSlot.current, None
     if current is not None:
         current.close()
+
+
+def _close_every_context() -> None:
+    """At exit: the global context first, then any other still open."""
+    destroy_context()
+    for context in list(_ContextSlot.live):
+        context.close()
 
 
 def stop_threads() -> None:
@@ -362,4 +479,4 @@ def set_dummy_context_params(subgroup_size: int | None = None, subgroup_enabled:
     context.refresh_limits_from_device_infos()
 
 
-atexit.register(destroy_context)
+atexit.register(_close_every_context)

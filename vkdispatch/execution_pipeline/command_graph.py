@@ -1,4 +1,5 @@
-"""CommandGraph: records shader calls, binds deferred push constants, submits and replays.
+"""CommandGraph: records shader calls and other commands, binds deferred push constants,
+submits and replays.
 
 Recording is cheap (values are packed, nothing touches the GPU); the first submit after a
 change builds the native command list, reusing descriptor sets whenever the same buffers are
@@ -16,8 +17,9 @@ import numpy as np
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.command_list import CommandList, normalize_blocks
-from vkdispatch.execution_pipeline.descriptor_cache import DescriptorSetCache
-from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.base.commands import Command, Dispatch
+from vkdispatch.base.descriptor_cache import DescriptorSetCache
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.shader.bound_variable import BoundVariableName
 from vkdispatch.shader.dispatch_target import DispatchTarget
 from vkdispatch.shader.packing import BlockPacker, field_bytes, packer_for
@@ -64,7 +66,9 @@ class _Dispatch:
 
 
 class CommandGraph(CommandList, DispatchTarget):
-    """A recorded sequence of shader calls (the shader layer's :class:`DispatchTarget`).
+    """A recorded sequence of shader calls and other commands (copies, fills, barriers: see
+    :mod:`vkdispatch.base.commands`), the shader layer's :class:`DispatchTarget`. Hazards
+    between them get barriers; no ordering needs to be placed by hand.
 
     Args:
         reset_on_submit: forget the recording after each submit (immediate mode).
@@ -78,7 +82,7 @@ class CommandGraph(CommandList, DispatchTarget):
         super().__init__()
         self.submit_on_record = submit_on_record
         self._reset_on_submit = reset_on_submit
-        self._dispatches: list[_Dispatch] = []
+        self._commands: list = []  # _Dispatch per shader call, or a base command
         self._uniform = bytearray()
         self._uniform_offsets: dict[bytes, int] = {}
         self._uniform_alignment = max(4, self.context.uniform_buffer_alignment)
@@ -90,7 +94,6 @@ class CommandGraph(CommandList, DispatchTarget):
         self._uploaded_bytes: bytes | None = None
         self._recorded = False
         self._descriptor_sets = DescriptorSetCache()
-        self._native_sequence: tuple = ()  # (plan, native set, blocks) as recorded natively
         self.name_to_pc_key_dict: dict[str, list[tuple[int, str]]] = {}
         self.queued_pc_values: dict[str, Any] = {}
 
@@ -129,13 +132,27 @@ class CommandGraph(CommandList, DispatchTarget):
         if type(pc) is dict:
             pc_packer = packer_for(shader_description, "pc_structure")
             pc, pc_values = self._bind_push_constants(pc, pc_packer, shader_description.name)
-        if self.submit_on_record and self._reset_on_submit and not self._dispatches and \
+        if self.submit_on_record and self._reset_on_submit and not self._commands and \
                 pc is not None:
             self._submit_now(plan, blocks, buffers, bindings, uniform, pc)
             return
         offset = self._append_uniform(uniform)
-        self._dispatches.append(_Dispatch(plan, blocks, buffers, bindings, uniform, offset,
-                                          pc, pc_packer, pc_values))
+        self._append(_Dispatch(plan, blocks, buffers, bindings, uniform, offset, pc, pc_packer,
+                               pc_values))
+
+    def record_command(self, command) -> None:
+        """Records a command of :mod:`vkdispatch.base.commands` (a copy, fill, update or
+        barrier) after the calls recorded so far."""
+        if not isinstance(command, Command) or isinstance(command, Dispatch):
+            raise InvalidTypeError(f"command must be a BufferCopy, BufferFill, BufferUpdate or "
+                                   f"Barrier of vkdispatch.base.commands, got "
+                                   f"{type(command).__name__} (record shader calls by calling "
+                                   "the shader with graph=)")
+        self._check_handles(command, f"{type(command).__name__} command")
+        self._append(command)
+
+    def _append(self, entry) -> None:
+        self._commands.append(entry)
         self._recorded = False
         if self.submit_on_record:
             try:
@@ -147,7 +164,7 @@ class CommandGraph(CommandList, DispatchTarget):
     def _bind_push_constants(self, values: dict, packer: BlockPacker, name: str):
         """``(bytes, None)``, or ``(None, values)`` when some value is a ``bind_var`` name
         (registered for set_var; zeros until set)."""
-        index = len(self._dispatches)
+        index = len(self._commands)
         stored, bound = {}, False
         for member, value in values.items():
             if isinstance(value, BoundVariableName):
@@ -197,7 +214,8 @@ class CommandGraph(CommandList, DispatchTarget):
             capacity *= 2
         if current is not None:
             current.destroy()
-        self._uniform_buffer = Buffer((capacity,), dt.uint32)
+        with self.context:  # the graph's context, whichever is current
+            self._uniform_buffer = Buffer((capacity,), dt.uint32)
         self._descriptor_sets.clear()
         self._uploaded_to = frozenset()
         self._uploaded_bytes = None
@@ -207,27 +225,26 @@ class CommandGraph(CommandList, DispatchTarget):
                                             dispatch.uniform_offset, len(dispatch.uniform),
                                             dispatch.bindings, dispatch.buffers)
 
-    def _record_native(self) -> None:
-        for index, dispatch in enumerate(self._dispatches):
-            for (binding, _read, _write), buffer in zip(dispatch.bindings, dispatch.buffers):
+    def _check_alive(self) -> None:
+        for index, entry in enumerate(self._commands):
+            if type(entry) is not _Dispatch:
+                self._check_handles(entry, f"command {index} of the graph "
+                                           f"({type(entry).__name__})")
+                continue
+            for (binding, _read, _write), buffer in zip(entry.bindings, entry.buffers):
                 if buffer.destroyed:
                     raise InvalidArgumentError(f"call {index} of the graph binds a destroyed "
                                                f"buffer at binding {binding}; reset() and "
                                                "record again")
+
+    def _record_native(self) -> None:
+        self._check_alive()
         if self._uniform:
             self._ensure_uniform_buffer(len(self._uniform))
-        sequence = tuple((d.plan, self._set_of(d), d.blocks) for d in self._dispatches)
-        self._replace_native_recording(sequence)
+        self._replace_recording(tuple(
+            Dispatch(entry.plan, self._set_of(entry), entry.blocks)
+            if type(entry) is _Dispatch else entry for entry in self._commands))
         self._recorded = True
-
-    def _replace_native_recording(self, sequence: tuple) -> None:
-        # Immediate mode repeats the same call: the native recording can then be reused.
-        if sequence != self._native_sequence:
-            self._native.reset()
-            self._native_sequence = ()
-            for plan, descriptor_set, blocks in sequence:
-                self._native.record(plan._native, descriptor_set, *blocks)
-            self._native_sequence = sequence
 
     def _submit_now(self, plan, blocks, buffers, bindings, uniform: bytes, pc: bytes) -> None:
         """Immediate mode: runs one dispatch on every queue without storing a recording."""
@@ -235,7 +252,8 @@ class CommandGraph(CommandList, DispatchTarget):
             self._ensure_uniform_buffer(len(uniform))
         descriptor_set = self._descriptor_sets.lookup(plan, self._uniform_buffer, 0,
                                                       len(uniform), bindings, buffers)
-        self._replace_native_recording(((plan, descriptor_set, blocks),))
+        # Immediate mode repeats the same call: the native recording is then reused.
+        self._replace_recording((Dispatch(plan, descriptor_set, blocks),))
         self._recorded = False  # the stored dispatches (none) differ from the native recording
         self._submit_native(pc, 1, _ALL_QUEUES, uniform)
 
@@ -247,9 +265,8 @@ class CommandGraph(CommandList, DispatchTarget):
         send = bool(uniform) and (queue_index == _LEAST_BUSY_QUEUE or
                                   not targets <= self._uploaded_to)
         # The data was built here to the right size, so the native call needs no re-checking.
-        self._native.submit(pc, instance_count, queue_index,
-                            self._uniform_buffer._native if send else None,
-                            uniform if send else b"")
+        self._submit_unchecked(pc, instance_count, queue_index,
+                               self._uniform_buffer if send else None, uniform if send else b"")
         if send and queue_index != _LEAST_BUSY_QUEUE:
             self._uploaded_to |= targets
 
@@ -260,15 +277,16 @@ class CommandGraph(CommandList, DispatchTarget):
         overrides = {(i, field): self.queued_pc_values[name]
                      for name, keys in self.name_to_pc_key_dict.items()
                      if name in self.queued_pc_values for i, field in keys}
+        calls = [(i, d) for i, d in enumerate(self._commands) if type(d) is _Dispatch]
         if instance_count == 1:
             return b"".join(
                 d.pc if d.pc is not None else d.pc_packer.pack(
                     {e.name: overrides.get((i, e.name), d.pc_values[e.name])
                      for e in d.pc_packer.structure}, "Var")
-                for i, d in enumerate(self._dispatches))
+                for i, d in calls)
         data = np.zeros((instance_count, size), dtype=np.uint8)
         offset = 0
-        for index, dispatch in enumerate(self._dispatches):
+        for index, dispatch in calls:
             if dispatch.pc is not None:
                 width = len(dispatch.pc)
                 data[:, offset:offset + width] = np.frombuffer(dispatch.pc, dtype=np.uint8)
@@ -307,7 +325,7 @@ class CommandGraph(CommandList, DispatchTarget):
                                            f"{instance_count!r}")
         if queue_index not in (-2, -1):
             self.context.check_queue_index(queue_index, "queue_index")
-        if not self._dispatches:
+        if not self._commands:
             return
         if not self._recorded:
             self._record_native()
@@ -322,7 +340,7 @@ class CommandGraph(CommandList, DispatchTarget):
 
     def reset(self) -> None:
         """Forgets recorded calls and bound variables (keeps caches and the uniform buffer)."""
-        self._dispatches.clear()
+        self._commands.clear()
         self._uniform.clear()
         self._uniform_offsets.clear()
         self.name_to_pc_key_dict.clear()
@@ -330,7 +348,6 @@ class CommandGraph(CommandList, DispatchTarget):
         self._recorded = False
 
     def _destroy(self) -> None:
-        self._native_sequence = ()
         self._descriptor_sets.clear()
         if self._uniform_buffer is not None:
             self._uniform_buffer.destroy()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 
+from vkdispatch.base.context import Context, get_context
 from vkdispatch.errors import InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
 from vkdispatch.shader.dispatch_target import set_default_target_provider
@@ -10,19 +11,38 @@ from vkdispatch.shader.dispatch_target import set_default_target_provider
 __all__ = ["default_graph", "global_graph", "set_global_graph"]
 
 
+class _ThreadKey:
+    """Identifies one thread in ``Context.derived`` (gone, with its entries, when it ends)."""
+
+
 class _Graphs(threading.local):
     default: CommandGraph | None = None
     custom: CommandGraph | None = None
+
+    def __init__(self) -> None:
+        self.key = _ThreadKey()
 
 
 _graphs = _Graphs()
 
 
 def default_graph() -> CommandGraph:
-    """This thread's immediate-mode graph: every recorded call is submitted at once."""
-    graph = _graphs.default
+    """This thread's immediate-mode graph for the current context: every recorded call is
+    submitted at once."""
+    graph, context = _graphs.default, get_context()
+    if graph is None or graph.context is not context or graph.destroyed:
+        graph = _graphs.default = _immediate_graph(context)
+    return graph
+
+
+def _immediate_graph(context: Context) -> CommandGraph:
+    # One per thread and context, kept by the context: switching contexts reuses it, and it
+    # goes when the context closes.
+    graph = context.derived.get(_graphs.key)
     if graph is None or graph.destroyed:
-        graph = _graphs.default = CommandGraph(reset_on_submit=True, submit_on_record=True)
+        with context:
+            graph = CommandGraph(reset_on_submit=True, submit_on_record=True)
+        context.derived[_graphs.key] = graph
     return graph
 
 

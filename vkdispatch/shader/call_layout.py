@@ -17,6 +17,7 @@ import struct
 from typing import Callable
 
 from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.context import Context
 from vkdispatch.codegen.builder import ShaderArgumentType, ShaderDescription
 from vkdispatch.errors import InvalidShaderArgumentError, InvalidStateError
 from vkdispatch.shader.bound_variable import BoundVariableName
@@ -70,13 +71,19 @@ def _direct_packer(packer: BlockPacker, sources: list[Source]) -> Callable | Non
 class CallLayout:
     """Turns a call's argument values (positional, in parameter order) into a dispatch.
 
+    Args:
+        context: the context the shader was compiled for: buffer arguments must belong to it
+            (None accepts buffers of any context).
+
     Attributes:
         arg_count: the number of parameters.
         bindings: ``(binding, read, write)`` of each buffer parameter, in parameter order.
     """
 
-    def __init__(self, description: ShaderDescription, bounds: ExecutionBounds):
+    def __init__(self, description: ShaderDescription, bounds: ExecutionBounds,
+                 context: Context | None = None):
         self.name = description.name
+        self.context = context
         self.bounds = bounds
         infos = self._infos = description.shader_arg_infos
         self.arg_count = len(infos)
@@ -105,8 +112,9 @@ class CallLayout:
         """``(blocks, buffers, uniform bytes, push constants)`` of one call. The push constants
         are bytes, or a dict of member values when some ``Var`` is bound by name."""
         buffers = self._take_buffers(args)
+        context = self.context
         for buffer in buffers:
-            if buffer.__class__ is not Buffer or buffer._destroyed:
+            if buffer.__class__ is not Buffer or buffer._destroyed or buffer.context is not context:
                 self._check_buffers(args)  # raises, but lets Buffer subclasses through
         if self._others:
             self._check_others(args)
@@ -152,8 +160,18 @@ class CallLayout:
                     f"Expected a buffer for argument '{name}' of shader '{self.name}' but got "
                     f"{type(value).__name__} {value!r:.60}")
             if value.destroyed:
+                if value.context.closed:
+                    raise InvalidStateError(f"argument '{name}' of shader '{self.name}' is a "
+                                            "buffer of a closed context; make it again in an "
+                                            "open one")
                 raise InvalidShaderArgumentError(
                     f"argument '{name}' of shader '{self.name}' is a destroyed buffer")
+            if self.context is not None and value.context is not self.context:
+                raise InvalidShaderArgumentError(
+                    f"argument '{name}' of shader '{self.name}' is a buffer of {value.context!r}"
+                    f", but the call records into a graph of {self.context!r}; a call may only "
+                    "use buffers of its graph's context (make the buffer inside 'with ctx:' of "
+                    "that context, or pass graph= a CommandGraph made there)")
 
     def _check_callable(self, value, info) -> None:
         if info.arg_type == ShaderArgumentType.CONSTANT:

@@ -18,7 +18,8 @@ __all__ = ["DispatchTarget", "default_target", "set_default_target_provider"]
 class DispatchTarget:
     """Receives the dispatches of shader calls (``graph=`` of a call must be one).
 
-    An interface: subclasses set ``context`` and implement :meth:`record_dispatch`. It is a plain
+    An interface: subclasses set ``context`` and implement :meth:`record_dispatch` (shader calls)
+    and :meth:`record_command` (everything else the GPU does). It is a plain
     class rather than an ``abc.ABC`` on purpose: every call with ``graph=`` checks
     ``isinstance(graph, DispatchTarget)``, which ABCMeta routes through a Python-level
     ``__instancecheck__`` (several times the cost of the C check a plain class gets).
@@ -35,6 +36,11 @@ class DispatchTarget:
         ``bindings[i] = (binding, read, write)``, the packed uniform block, and the push
         constants as bytes or as a dict of member values (``bind_var`` names among them)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement record_dispatch")
+
+    def record_command(self, command) -> None:
+        """Takes any other command, in order with the dispatches: a value of
+        :mod:`vkdispatch.base.commands` (buffer copy, fill or update, barrier)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement record_command")
 
 
 def _no_default_target() -> DispatchTarget:

@@ -1,12 +1,12 @@
-"""ShaderFunction: a traced shader that builds once and records a dispatch per call."""
+"""ShaderFunction: a traced shader that builds once per context and records a dispatch per
+call."""
 from __future__ import annotations
 
 import dataclasses
 import inspect
 
 from vkdispatch.base.compute_plan import ComputePlan
-from vkdispatch.base.context import get_context
-from vkdispatch.base.init import runtime
+from vkdispatch.base.context import Context, get_context
 from vkdispatch.codegen.builder import ShaderDescription
 from vkdispatch.codegen.context import get_shader_print_line_numbers
 from vkdispatch.errors import (DummyBackendError, InvalidArgumentError,
@@ -41,16 +41,38 @@ def _render(source: str, line_numbers: bool) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
+@dataclasses.dataclass(slots=True, eq=False)
+class _Build:
+    """What building the shader for one context produced (the call's per-context state)."""
+
+    context: Context | None
+    plan: ComputePlan | None  # None with the dummy backend
+    source: str | None
+    local_size: tuple[int, int, int] | None
+    bounds: ExecutionBounds | None
+    layout: CallLayout | None
+
+
+# The build of a shader not built yet: its context (None) is never a graph's context, so the
+# call's one identity check sends the first call to the building path.
+_UNBUILT = _Build(None, None, None, None, None, None)
+
+
 class ShaderFunction:
     """A traced shader. Calling it records one dispatch into a graph, any
     :class:`~vkdispatch.shader.dispatch_target.DispatchTarget` (by default the thread's global
-    graph, else its immediate graph, which submits at once); the first call compiles it.
+    graph, else its immediate graph, which submits at once).
+
+    The shader is compiled once per context, on its first call recording into a graph of that
+    context (or by :meth:`build`, for the current context), so one shader serves every context.
+    A context's compiled plan is dropped when the context closes.
 
     Attributes:
         name: the shader's name (the decorated function's).
         shader_description: what tracing produced.
-        source: the final GLSL (None until built).
-        plan: the compiled ComputePlan (None until built, or with the dummy backend).
+        source: the final GLSL of the latest build (None until built).
+        plan: the ComputePlan of the latest build (None until built, or with the dummy
+            backend); its ``context`` is the context it was built for.
     """
 
     def __init__(self, shader_description: ShaderDescription, local_size=None, workgroups=None,
@@ -59,61 +81,102 @@ class ShaderFunction:
             raise InvalidArgumentError("Cannot specify both 'workgroups' and 'exec_size'")
         self.shader_description = shader_description
         self.name = shader_description.name
-        self.local_size = local_size
         self.workgroups = workgroups
         self.exec_size = exec_count
-        self.plan: ComputePlan | None = None
-        self.source: str | None = None
-        self.bounds: ExecutionBounds | None = None
-        self.layout: CallLayout | None = None
-        self.ready = False
+        self._requested_local_size = local_size
+        self._build: _Build = _UNBUILT  # the latest build, checked first by each call
         self._infos = shader_description.shader_arg_infos
         self._names = [info.name for info in self._infos]
 
+    # -- the latest build -----------------------------------------------------------------------
+
+    @property
+    def plan(self) -> ComputePlan | None:
+        return self._build.plan
+
+    @property
+    def source(self) -> str | None:
+        return self._build.source
+
+    @property
+    def bounds(self) -> ExecutionBounds | None:
+        return self._build.bounds
+
+    @property
+    def layout(self) -> CallLayout | None:
+        return self._build.layout
+
+    @property
+    def ready(self) -> bool:
+        """Whether the shader was built (for some context)."""
+        return self._build is not _UNBUILT
+
+    @property
+    def local_size(self):
+        """The workgroup size of the latest build; before any, the one asked for (or None)."""
+        build = self._build
+        return build.local_size if build is not _UNBUILT else self._requested_local_size
+
     # -- building -------------------------------------------------------------------------------
 
-    def _resolve_local_size(self) -> tuple[int, int, int]:
-        context = get_context()
-        requested = self.local_size or (context.max_workgroup_size[0], 1, 1)
+    def _resolve_local_size(self, context: Context) -> tuple[int, int, int]:
+        requested = self._requested_local_size or (context.max_workgroup_size[0], 1, 1)
         return check_local_size(requested, context.max_workgroup_size,
                                 context.max_workgroup_invocations)
 
-    def _check_shared_memory(self) -> None:
+    def _check_shared_memory(self, context: Context) -> None:
         used = sum(a.dtype.item_size * a.size for a in self.shader_description.shared_arrays)
-        limit = get_context().max_shared_memory
+        limit = context.max_shared_memory
         if used > limit:
             raise InvalidArgumentError(f"shader '{self.name}' declares {used} bytes of shared "
                                        f"memory; the device allows {limit} "
                                        "(max_compute_shared_memory_size)")
 
-    def build(self) -> None:
-        """Compiles the shader (once; later calls return at once)."""
-        if self.ready:
-            return
-        self._check_shared_memory()
-        local_size = self._resolve_local_size()
-        source = self.shader_description.make_source(*local_size)
-        if runtime().native is not None:
+    def _compile(self, context: Context) -> _Build:
+        self._check_shared_memory(context)
+        local_size = self._resolve_local_size(context)
+        description = self.shader_description
+        source = description.make_source(*local_size)
+        plan = None
+        if not context.dummy:
             try:
-                self.plan = ComputePlan(source, self.shader_description.binding_type_list,
-                                        self.shader_description.pc_size, self.name)
+                with context:  # a ComputePlan belongs to the current context
+                    plan = ComputePlan(source, description.binding_type_list,
+                                       description.pc_size, self.name)
             except ShaderBuildError as error:
                 error.shader_source = ShaderSource(self.name, _render(source, True), local_size)
                 raise
-        self.source = source
-        self.local_size = local_size
-        self.bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size)
-        self.layout = CallLayout(self.shader_description, self.bounds)
-        self.ready = True
+        bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size)
+        return _Build(context, plan, source, local_size, bounds,
+                      CallLayout(description, bounds, context))
+
+    def _build_for(self, context: Context) -> _Build:
+        """The build for ``context``, compiled on first use there; it becomes the latest.
+
+        Builds live in ``context.derived``, so they go when the context closes or dies, and
+        with the ShaderFunction (the key is weak and a build does not refer back to it)."""
+        build = context.derived.get(self)
+        if build is None:
+            build = self._compile(context)
+            context.derived[self] = build
+        self._build = build
+        return build
+
+    def build(self) -> None:
+        """Compiles the shader for the current context (once per context)."""
+        context = get_context()
+        if self._build.context is not context:
+            self._build_for(context)
 
     def get_src(self, line_numbers: bool | None = None, build: bool = True) -> ShaderSource:
         """The generated GLSL (compiled first unless ``build=False``)."""
         if build:
             self.build()
-        if self.ready or (self.local_size is not None and not build):
-            local_size = tuple(self.local_size)  # no context needed for an explicit size
+        local_size = self.local_size
+        if local_size is not None:
+            local_size = tuple(local_size)  # no context needed for an explicit size
         else:
-            local_size = self._resolve_local_size()
+            local_size = self._resolve_local_size(get_context())
         source = self.source or self.shader_description.make_source(*local_size)
         numbers = get_shader_print_line_numbers() if line_numbers is None else line_numbers
         return ShaderSource(self.name, _render(source, numbers), local_size)
@@ -148,25 +211,33 @@ class ShaderFunction:
                                                  f"of shader '{self.name}'")
         return tuple(values)
 
+    def _build_for_call(self, context: Context) -> _Build:
+        if context.dummy:
+            raise DummyBackendError("Cannot execute shader functions with dummy backend!")
+        return self._build_for(context)
+
     def __call__(self, *args, graph: DispatchTarget | None = None, exec_size=None,
                  workgroups=None, **kwargs) -> None:
-        """Records one dispatch (submitted at once unless ``graph`` defers it)."""
-        layout = self.layout
-        if layout is None:
-            if runtime().native is None:
-                raise DummyBackendError("Cannot execute shader functions with dummy backend!")
-            self.build()
-            layout = self.layout
-        if kwargs or len(args) != layout.arg_count:
-            args = self._bind(args, kwargs)
+        """Records one dispatch (submitted at once unless ``graph`` defers it) into ``graph``,
+        by default the thread's global graph; the buffers must belong to the graph's context."""
         if graph is None:
-            graph = dispatch_target.default_target()  # the installed provider itself
+            try:
+                graph = dispatch_target.default_target()  # the installed provider itself
+            except DummyBackendError:
+                raise DummyBackendError("Cannot execute shader functions with dummy "
+                                        "backend!") from None
         elif not isinstance(graph, DispatchTarget):
             raise InvalidShaderArgumentError(f"Expected a CommandGraph object for 'graph', got "
                                              f"{type(graph).__name__}")
+        build, context = self._build, graph.context
+        if build.context is not context:
+            build = self._build_for_call(context)
+        layout = build.layout
+        if kwargs or len(args) != layout.arg_count:
+            args = self._bind(args, kwargs)
         blocks, buffers, uniform, pc = layout.prepare(args, exec_size, workgroups,
-                                                      graph.context.max_workgroup_count)
-        graph.record_dispatch(self.plan, self.shader_description, blocks, buffers,
+                                                      context.max_workgroup_count)
+        graph.record_dispatch(build.plan, self.shader_description, blocks, buffers,
                               layout.bindings, uniform, pc)
 
 

@@ -1,8 +1,9 @@
-# Declarations of the compute layer: compute_plan.hpp, pipeline_cache.hpp, descriptor_set.hpp and
-# command_list.hpp. Every call that can fail raises through raiseNativeError
+# Declarations of the compute layer: compute_plan.hpp, pipeline_cache.hpp, descriptor_set.hpp,
+# command.hpp and the command classes, and command_list.hpp. Every call that can fail raises through raiseNativeError
 # (bindings/error_translation.hpp).
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libcpp cimport bool
+from libcpp.memory cimport unique_ptr
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
@@ -41,13 +42,36 @@ cdef extern from "vkdispatch/descriptor_set.hpp" namespace "vkdispatch" nogil:
         @staticmethod
         int64_t liveCount() except +raiseNativeError
 
+cdef extern from "vkdispatch/command.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass Command:
+        pass
+
+cdef extern from "vkdispatch/dispatch_command.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass DispatchCommand(Command):
+        DispatchCommand(ComputePlan& plan, DescriptorSet& set,
+                        array3 blocks) except +raiseNativeError
+
+cdef extern from "vkdispatch/buffer_commands.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass CopyBufferCommand(Command):
+        CopyBufferCommand(Context& context, Buffer& dst, Buffer& src, uint64_t dst_offset,
+                          uint64_t src_offset, uint64_t size) except +raiseNativeError
+    cdef cppclass FillBufferCommand(Command):
+        FillBufferCommand(Context& context, Buffer& buffer, uint64_t offset, uint64_t size,
+                          uint32_t value) except +raiseNativeError
+    cdef cppclass UpdateBufferCommand(Command):
+        UpdateBufferCommand(Context& context, Buffer& buffer, uint64_t offset,
+                            const uint8_t* data, uint64_t size) except +raiseNativeError
+
+cdef extern from "vkdispatch/barrier_command.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass BarrierCommand(Command):
+        BarrierCommand(Context& context) except +raiseNativeError
+
 cdef extern from "vkdispatch/command_list.hpp" namespace "vkdispatch" nogil:
     cdef cppclass CommandList:
         CommandList(Context& context) except +raiseNativeError
-        void recordDispatch(ComputePlan& plan, DescriptorSet& set,
-                            array3 blocks) except +raiseNativeError
+        void record(unique_ptr[Command] command) except +raiseNativeError
         size_t instanceSize() except +raiseNativeError
-        size_t dispatchCount() except +raiseNativeError
+        size_t commandCount() except +raiseNativeError
         void reset() except +raiseNativeError
         uint64_t submit(const uint8_t* push_constants, size_t size, uint32_t instance_count,
                         int queue_index, Buffer* uniform_buffer, const uint8_t* uniform_data,

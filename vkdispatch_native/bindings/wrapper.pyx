@@ -12,6 +12,7 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libcpp cimport bool as cbool
 from libcpp.memory cimport unique_ptr
 from libcpp.string cimport string
+from libcpp.utility cimport move
 from libcpp.vector cimport vector
 
 from c_device_info cimport array3, DeviceInfo, DeviceType, QueueFamilyInfo, rankDevices
@@ -517,23 +518,55 @@ cdef class NativeDescriptorSet:
 
 
 cdef class NativeCommandList:
-    """Recorded dispatches, submitted with per-instance push constants to one or all queues."""
+    """Recorded commands (dispatches, buffer copies, fills and updates, barriers), submitted with
+    per-instance push constants to one or all queues.
+
+    Every method may be called from any thread. Those that take the native list's lock release
+    the GIL while they wait for it: a submission holding the lock may need the GIL to log.
+    """
     cdef NativeContext context
     cdef unique_ptr[cp.CommandList] ptr
     cdef object __weakref__
-    cdef list plans  # recorded plans and sets stay alive until reset()
+    cdef list plans  # what the recorded commands borrow stays alive until reset()
     cdef list sets
+    cdef list buffers
 
     def __cinit__(self, NativeContext ctx):
         cdef rt.Context* native_ctx = _open_context(ctx, self)
         self.context = ctx
-        self.plans = []
-        self.sets = []
+        self._forget()
         self.ptr.reset(new cp.CommandList(native_ctx[0]))
         _check_validation()
 
-    def record(self, NativeComputePlan plan, NativeDescriptorSet descriptor_set, int64_t x,
-               int64_t y, int64_t z):
+    cdef _forget(self):
+        self.plans = []
+        self.sets = []
+        self.buffers = []
+
+    cdef int _check_open(self) except -1:
+        if not self.ptr:
+            raise _class_for("runtime")("the command list was closed")
+        if not self.context.ptr:
+            raise _class_for("runtime")("the context of the command list was closed")
+        return 0
+
+    cdef int _append(self, cp.Command* command) except -1:
+        """Hands ``command`` (just made with new) to the native list, which owns it from here."""
+        cdef unique_ptr[cp.Command] owned
+        owned.reset(command)
+        with nogil:
+            self.ptr.get().record(move(owned))
+        _check_validation()
+        return 0
+
+    cdef rt.Buffer* _buffer(self, NativeBuffer buffer, str what) except NULL:
+        if buffer is None or not buffer.ptr:
+            raise _class_for("runtime")(f"{what}: the buffer was closed")
+        self.buffers.append(buffer)
+        return buffer.ptr.get()
+
+    def record_dispatch(self, NativeComputePlan plan, NativeDescriptorSet descriptor_set,
+                        int64_t x, int64_t y, int64_t z):
         """Appends a dispatch of (x, y, z) workgroups of ``plan`` with ``descriptor_set``."""
         cdef array3 blocks
         self._check_open()
@@ -546,43 +579,68 @@ cdef class NativeCommandList:
         blocks[0] = x
         blocks[1] = y
         blocks[2] = z
-        self.ptr.get().recordDispatch(plan.ptr.get()[0], descriptor_set.ptr.get()[0], blocks)
+        self._append(new cp.DispatchCommand(plan.ptr.get()[0], descriptor_set.ptr.get()[0],
+                                            blocks))
         if not self.plans or self.plans[-1] is not plan:
             self.plans.append(plan)
         if not self.sets or self.sets[-1] is not descriptor_set:
             self.sets.append(descriptor_set)
-        _check_validation()
 
-    cdef int _check_open(self) except -1:
-        if not self.ptr:
-            raise _class_for("runtime")("the command list was closed")
-        return 0
+    def record_copy(self, NativeBuffer dst, NativeBuffer src, uint64_t dst_offset,
+                    uint64_t src_offset, uint64_t size):
+        """Appends a copy of ``size`` bytes from ``src_offset`` of ``src`` to ``dst_offset`` of
+        ``dst`` (on every queue, replica to replica)."""
+        self._check_open()
+        cdef rt.Buffer* target = self._buffer(dst, "dst")
+        cdef rt.Buffer* source = self._buffer(src, "src")
+        self._append(new cp.CopyBufferCommand(self.context.ptr.get()[0], target[0], source[0],
+                                              dst_offset, src_offset, size))
+
+    def record_fill(self, NativeBuffer buffer, uint64_t offset, uint64_t size, uint32_t value):
+        """Appends a fill of ``size`` bytes from ``offset`` with the 32-bit word ``value``."""
+        self._check_open()
+        cdef rt.Buffer* target = self._buffer(buffer, "buffer")
+        self._append(new cp.FillBufferCommand(self.context.ptr.get()[0], target[0], offset, size,
+                                              value))
+
+    def record_update(self, NativeBuffer buffer, uint64_t offset, const uint8_t[::1] data):
+        """Appends a write of ``data`` (a copy is kept in the command) to ``offset``."""
+        self._check_open()
+        cdef rt.Buffer* target = self._buffer(buffer, "buffer")
+        cdef const uint8_t* src = &data[0] if data.shape[0] else NULL
+        self._append(new cp.UpdateBufferCommand(self.context.ptr.get()[0], target[0], offset,
+                                                src, data.shape[0]))
+
+    def record_barrier(self):
+        """Appends a barrier ordering all earlier commands before all later ones."""
+        self._check_open()
+        self._append(new cp.BarrierCommand(self.context.ptr.get()[0]))
 
     @property
     def instance_size(self):
-        """Bytes of push-constant data one instance needs (sum over the recorded plans)."""
+        """Bytes of push-constant data one instance needs (sum over the recorded commands)."""
         self._check_open()
         return self.ptr.get().instanceSize()
 
     @property
-    def dispatch_count(self):
+    def command_count(self):
         self._check_open()
-        return self.ptr.get().dispatchCount()
+        return self.ptr.get().commandCount()
 
     def reset(self):
-        """Forgets the recorded dispatches (submitted work is unaffected)."""
+        """Forgets the recorded commands (submitted work is unaffected)."""
         self._check_open()
-        self.ptr.get().reset()
-        self.plans = []
-        self.sets = []
+        with nogil:
+            self.ptr.get().reset()
+        self._forget()
         _check_validation()
 
     def submit(self, bytes push_constants=b"", int instance_count=1, int queue_index=-2,
                NativeBuffer uniform_buffer=None, bytes uniform_data=b""):
-        """Runs the recorded dispatches ``instance_count`` times; returns the timeline value.
+        """Runs the recorded commands ``instance_count`` times; returns the timeline value.
 
         ``queue_index``: -2 every queue, -1 the least busy queue, >= 0 that queue. The uniform
-        data, if any, is copied into ``uniform_buffer`` on the device before the dispatches.
+        data, if any, is copied into ``uniform_buffer`` on the device before the commands.
         """
         if push_constants is None:
             push_constants = b""
@@ -602,6 +660,9 @@ cdef class NativeCommandList:
             (<NativeComputePlan>plan)._check_open()
         for descriptor_set in self.sets:
             descriptor_set._check_open()
+        for buffer in self.buffers:
+            if not (<NativeBuffer>buffer).ptr:
+                raise _class_for("runtime")("a buffer of a recorded command was closed")
         if uniform_buffer is not None:
             if not uniform_buffer.ptr:
                 raise _class_for("runtime")("uniform_buffer: the buffer was closed")
@@ -614,8 +675,7 @@ cdef class NativeCommandList:
 
     def close(self):
         self.ptr.reset()
-        self.plans = []
-        self.sets = []
+        self._forget()
         _check_validation()
 
 

@@ -10,6 +10,7 @@
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/descriptor_set.hpp"
+#include "vkdispatch/dispatch_command.hpp"
 #include "vkdispatch/errors.hpp"
 
 using namespace vkdispatch;
@@ -375,7 +376,7 @@ TEST_F(CommandListTest, BlocksErrors) {
         messageOf([&] { list.recordDispatch(plan, set, {1, limits[1] + 1, 1}); });
     EXPECT_NE(message.find("y = " + std::to_string(limits[1] + 1)), std::string::npos) << message;
     EXPECT_NE(message.find(std::to_string(limits[1])), std::string::npos) << message;
-    EXPECT_EQ(list.dispatchCount(), 0u);
+    EXPECT_EQ(list.commandCount(), 0u);
     EXPECT_EQ(list.instanceSize(), 0u);
 
     ComputePlan other(context(), test::compileOrFail(kAffine, "affine"),
@@ -384,7 +385,7 @@ TEST_F(CommandListTest, BlocksErrors) {
     list.recordDispatch(plan, set, {1, 1, 1});
     EXPECT_EQ(list.instanceSize(), sizeof(AffinePc));
     list.reset();
-    EXPECT_EQ(list.dispatchCount(), 0u);
+    EXPECT_EQ(list.commandCount(), 0u);
     EXPECT_EQ(list.instanceSize(), 0u);
 }
 

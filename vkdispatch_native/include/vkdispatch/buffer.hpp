@@ -33,6 +33,7 @@ public:
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
 
+    Context& context() const noexcept { return m_context; }
     uint64_t size() const noexcept { return m_size; }
     int replicaCount() const noexcept { return static_cast<int>(m_replicas.size()); }
     /// Throws IndexOutOfRangeError naming `queue_index` when out of range.
@@ -42,6 +43,7 @@ public:
     static int64_t liveCount() noexcept;
 
 private:
+    Context& m_context;
     uint64_t m_size;
     std::vector<std::unique_ptr<Replica>> m_replicas;
 };

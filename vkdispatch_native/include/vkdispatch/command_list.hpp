@@ -1,21 +1,27 @@
 #pragma once
-// A recorded sequence of compute dispatches, replayed `instance_count` times per submission with
-// per-instance push constants, with the barriers that hazards between dispatches need.
+// A recorded sequence of commands (command.hpp: dispatches, copies, fills, updates, barriers),
+// replayed `instance_count` times per submission with per-instance push constants, with the
+// barriers that hazards between commands need (planned from the commands' declared accesses).
 //
 // A submission keeps its Vulkan command buffer, per queue: the next submission with the same
-// dispatches, descriptor-set versions, instance count and push constants submits it again
-// without recording (replays cost the GPU's time only). Uniform data travels in a separate
-// one-time command buffer submitted just before it, so uploading it does not stop the reuse.
+// commands, command versions, instance count and push constants submits it again without
+// recording (replays cost the GPU's time only). Uniform data travels in a separate one-time
+// command buffer submitted just before it, so uploading it does not stop the reuse.
 //
-// Thread safety: one thread at a time per CommandList (record, reset and submit need external
-// synchronisation). Several command lists may submit to the same queues concurrently; plans may
+// Thread safety: every method may be called from any thread; one internal lock serialises them
+// per list (so a submission sees a consistent list, and kept recordings are replaced safely).
+// Several command lists may submit to the same queues concurrently; plans, sets and buffers may
 // be shared between lists.
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "vkdispatch/barrier_plan.hpp"
+#include "vkdispatch/command.hpp"
 #include "vkdispatch/vk.hpp"
 
 namespace vkdispatch {
@@ -29,10 +35,6 @@ class DescriptorSet;
 constexpr int kAllQueues = -2;
 constexpr int kLeastBusyQueue = -1;
 
-/// Throws InvalidArgumentError naming the axis, the value and the limit when a workgroup count
-/// is 0 or above `limits` (maxComputeWorkGroupCount).
-void checkWorkgroupCounts(const std::array<uint32_t, 3>& blocks,
-                          const std::array<uint32_t, 3>& limits);
 /// Position of the smallest value in `outstanding` (submitted minus completed work per queue),
 /// the first on ties; -1 when empty.
 int leastBusyQueue(const std::vector<uint64_t>& outstanding);
@@ -46,73 +48,66 @@ public:
     CommandList(const CommandList&) = delete;
     CommandList& operator=(const CommandList&) = delete;
 
-    /// Appends a dispatch of `blocks` workgroups of `plan` using `set` (a set of `plan`). The
-    /// plan and set must stay alive until reset() and until submitted work has finished; the
-    /// set's bindings are read at submit time. Throws InvalidArgumentError for zero or too many
-    /// workgroups, or a plan/set of another context or of another plan.
+    /// Appends `command`, which the list owns until reset(); what it borrows must stay alive
+    /// until then and until submitted work has finished. Throws InvalidArgumentError for a
+    /// command of another context.
+    void record(std::unique_ptr<Command> command);
+    /// Appends a DispatchCommand (see dispatch_command.hpp for its errors).
     void recordDispatch(ComputePlan& plan, DescriptorSet& set, std::array<uint32_t, 3> blocks);
-    /// Bytes of push-constant data one instance consumes (sum over the recorded plans).
-    size_t instanceSize() const noexcept { return m_instance_size; }
-    size_t dispatchCount() const noexcept { return m_dispatches.size(); }
-    /// Forgets the recorded dispatches; submitted work is unaffected.
-    void reset() noexcept;
+    /// Bytes of push-constant data one instance consumes (sum over the recorded commands).
+    size_t instanceSize() const noexcept { return m_instance_size.load(); }
+    size_t commandCount() const noexcept { return m_command_count.load(); }
+    /// Forgets the recorded commands; submitted work is unaffected.
+    void reset();
 
-    /// Runs the dispatches `instance_count` times back to back in one command buffer per target
+    /// Runs the commands `instance_count` times back to back in one command buffer per target
     /// queue. Instance k reads its push constants from `push_constants[k * instanceSize()]`, each
-    /// dispatch its plan's bytes in recording order. `queue_index`: kAllQueues (-2) = every queue,
+    /// command its bytes in recording order. `queue_index`: kAllQueues (-2) = every queue,
     /// kLeastBusyQueue (-1) = the queue with the least outstanding work, >= 0 = that queue. When
     /// `uniform_size` > 0, `uniform_data` is first copied to offset 0 of `uniform_buffer` on the
-    /// device (ordered before the dispatches). Returns the timeline value of the submission (of
+    /// device (ordered before the commands). Returns the timeline value of the submission (of
     /// the last queue for kAllQueues). Throws InvalidArgumentError for a data size other than
     /// instanceSize() * instance_count, instance_count 0, uniform data without a fitting buffer
-    /// or an unbound binding; IndexOutOfRangeError for a bad queue index.
+    /// or a command that is not ready (an unbound binding); IndexOutOfRangeError for a bad
+    /// queue index.
     uint64_t submit(const uint8_t* push_constants, size_t size, uint32_t instance_count,
                     int queue_index, Buffer* uniform_buffer, const uint8_t* uniform_data,
                     size_t uniform_size);
 
 private:
-    struct Dispatch {
-        ComputePlan* plan;
-        DescriptorSet* set;
-        std::array<uint32_t, 3> blocks;
-        size_t push_constant_offset;  // within one instance's data
-    };
-    struct UniformUpload {
-        Buffer* buffer = nullptr;
-        const uint8_t* data = nullptr;
-        size_t size = 0;
-    };
     // A queue's kept recording and what it was recorded from.
     struct KeptRecording {
         VkCommandBuffer cb = VK_NULL_HANDLE;
         uint64_t last_use = 0;
         uint64_t generation = 0;
-        uint64_t set_version = 0;
+        uint64_t version = 0;
         uint32_t instance_count = 0;
         std::vector<uint8_t> push_constants;
     };
 
-    void checkSubmission(size_t size, uint32_t instance_count, const UniformUpload& upload) const;
+    void checkSubmission(size_t size, uint32_t instance_count) const;
     std::vector<int> targetQueues(int queue_index) const;
-    void record(VkCommandBuffer cb, int queue_index, const uint8_t* push_constants,
-                uint32_t instance_count);
-    void recordUniformUpload(VkCommandBuffer cb, int queue_index, const UniformUpload& upload);
-    void markUsed(int queue_index, uint64_t value, const UniformUpload& upload);
-    uint64_t newestSetVersion() const noexcept;
-    bool matches(const KeptRecording& kept, uint64_t set_version, const uint8_t* push_constants,
+    void recordCommands(VkCommandBuffer cb, int queue_index, const uint8_t* push_constants,
+                        uint32_t instance_count);
+    void markUsed(int queue_index, uint64_t value);
+    uint64_t newestVersion() const noexcept;
+    bool matches(const KeptRecording& kept, uint64_t version, const uint8_t* push_constants,
                  size_t size, uint32_t instance_count) const noexcept;
-    KeptRecording& keptFor(int queue_index, uint64_t set_version, const uint8_t* push_constants,
+    KeptRecording& keptFor(int queue_index, uint64_t version, const uint8_t* push_constants,
                            size_t size, uint32_t instance_count);
-    uint64_t submitOn(int queue_index, KeptRecording& kept, const UniformUpload& upload);
+    uint64_t submitOn(int queue_index, KeptRecording& kept, Command* upload);
 
     Context& m_context;
-    std::array<uint32_t, 3> m_max_blocks{};  // minimum over the context's devices
-    std::vector<Dispatch> m_dispatches;
-    uint64_t m_generation = 0;  // changes with every recordDispatch() and reset()
-    size_t m_instance_size = 0;
+    mutable std::mutex m_mutex;
+    std::vector<std::unique_ptr<Command>> m_commands;
+    std::vector<size_t> m_push_constant_offsets;  // per command, within one instance's data
+    uint64_t m_generation = 0;                    // changes with every record() and reset()
+    // Written under m_mutex, read without it (a caller sizing its push constants).
+    std::atomic<size_t> m_instance_size{0};
+    std::atomic<size_t> m_command_count{0};
     std::vector<KeptRecording> m_kept;  // per queue
     HazardTracker m_tracker;           // reused by every recording
-    std::vector<uint8_t> m_scratch;    // push constants / uniform tail padded to 4 bytes
+    std::vector<uint8_t> m_scratch;    // push constants padded to 4 bytes
 };
 
 }  // namespace vkdispatch

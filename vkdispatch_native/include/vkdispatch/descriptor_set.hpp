@@ -55,8 +55,8 @@ public:
     /// The set to bind on queue `queue_index`; VK_NULL_HANDLE when the plan has no bindings.
     VkDescriptorSet handle(int queue_index) const noexcept { return m_queues[queue_index]->set; }
     const std::vector<BufferBinding>& bindings() const noexcept { return m_bindings; }
-    /// One entry per bound buffer binding, for HazardTracker.
-    const std::vector<BufferAccess>& accesses() const noexcept { return m_accesses; }
+    /// One entry per bound buffer binding (compute stage), for HazardTracker.
+    const std::vector<ResourceAccess>& accesses() const noexcept { return m_accesses; }
     /// Throws InvalidArgumentError naming the first binding that was never bound.
     void checkComplete() const;
     /// Changes whenever a binding changes: drawn from one process-wide increasing counter, so a
@@ -84,7 +84,7 @@ private:
     Context& m_context;
     ComputePlan& m_plan;
     std::vector<BufferBinding> m_bindings;
-    std::vector<BufferAccess> m_accesses;
+    std::vector<ResourceAccess> m_accesses;
     std::vector<std::unique_ptr<PerQueue>> m_queues;
     uint64_t m_version;
 };

@@ -19,10 +19,11 @@ LogLevel logLevel();
 bool logEnabled(LogLevel level);
 void log(LogLevel level, const std::string& message);
 
-/// Validation-layer errors are collected here (the layer reports them from inside Vulkan calls,
-/// where throwing is not allowed) and turned into exceptions by the caller's next check.
+/// Validation-layer errors are collected here per thread (the layer reports them from inside
+/// the Vulkan call that caused them, on its thread, where throwing is not allowed) and turned
+/// into exceptions by that thread's check after the call.
 void recordValidationError(const std::string& message);
-/// Returns and clears every validation error recorded so far.
+/// Returns and clears every validation error recorded so far on the calling thread.
 std::vector<std::string> takeValidationErrors();
 
 }  // namespace vkdispatch

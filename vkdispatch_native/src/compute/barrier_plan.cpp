@@ -2,41 +2,54 @@
 
 namespace vkdispatch {
 
-HazardTracker::Pending* HazardTracker::find(uint64_t buffer) noexcept {
+AccessMask accessMaskOf(const ResourceAccess* accesses, size_t count) noexcept {
+    AccessMask mask = 0;
+    for (size_t i = 0; i < count; ++i) mask |= accesses[i].mask();
+    return mask;
+}
+
+HazardTracker::Pending* HazardTracker::find(uint64_t resource) noexcept {
     for (Pending& p : m_pending)
-        if (p.buffer == buffer) return &p;
+        if (p.resource == resource) return &p;
     return nullptr;
 }
 
-bool HazardTracker::admit(const BufferAccess* accesses, size_t count) {
+Barrier HazardTracker::admit(const ResourceAccess* accesses, size_t count) {
     bool hazard = false;
     for (size_t i = 0; i < count && !hazard; ++i) {
-        const BufferAccess& access = accesses[i];
-        if (!access.read && !access.write) continue;
-        const Pending* earlier = find(access.buffer);
+        const AccessMask mask = accesses[i].mask();
+        if (mask == 0) continue;
+        const Pending* earlier = find(accesses[i].resource);
         if (earlier == nullptr) continue;
         // RAW and WAW: an earlier write; WAR: this write after an earlier read.
-        hazard = earlier->write || (access.write && earlier->read);
+        hazard = writeBits(earlier->mask) != 0 || (writeBits(mask) != 0 && earlier->mask != 0);
     }
-    if (hazard) m_pending.clear();
+    Barrier barrier;
+    if (hazard) {
+        for (const Pending& p : m_pending) barrier.src |= p.mask;
+        barrier.dst = m_scope | accessMaskOf(accesses, count);
+        m_pending.clear();
+    }
     for (size_t i = 0; i < count; ++i) {
-        const BufferAccess& access = accesses[i];
-        if (!access.read && !access.write) continue;
-        if (Pending* p = find(access.buffer)) {
-            p->read = p->read || access.read;
-            p->write = p->write || access.write;
+        const AccessMask mask = accesses[i].mask();
+        if (mask == 0) continue;
+        if (Pending* p = find(accesses[i].resource)) {
+            p->mask |= mask;
         } else {
-            m_pending.push_back({access.buffer, access.read, access.write});
+            m_pending.push_back({accesses[i].resource, mask});
         }
     }
-    return hazard;
+    return barrier;
 }
 
-std::vector<bool> planBarriers(const std::vector<std::vector<BufferAccess>>& dispatches) {
+std::vector<Barrier> planBarriers(const std::vector<std::vector<ResourceAccess>>& commands) {
+    AccessMask scope = 0;
+    for (const auto& accesses : commands) scope |= accessMaskOf(accesses.data(), accesses.size());
     HazardTracker tracker;
-    std::vector<bool> barriers;
-    barriers.reserve(dispatches.size());
-    for (const auto& accesses : dispatches) barriers.push_back(tracker.admit(accesses));
+    tracker.reset(scope);
+    std::vector<Barrier> barriers;
+    barriers.reserve(commands.size());
+    for (const auto& accesses : commands) barriers.push_back(tracker.admit(accesses));
     return barriers;
 }
 

@@ -4,51 +4,12 @@
 #include <cstring>
 #include <string>
 
-#include "atomic_max.hpp"
-#include "vkdispatch/buffer.hpp"
-#include "vkdispatch/compute_plan.hpp"
+#include "vkdispatch/buffer_commands.hpp"
 #include "vkdispatch/context.hpp"
-#include "vkdispatch/descriptor_set.hpp"
+#include "vkdispatch/dispatch_command.hpp"
 #include "vkdispatch/errors.hpp"
 
 namespace vkdispatch {
-namespace {
-
-constexpr size_t kUpdateChunk = 65536;  // vkCmdUpdateBuffer's maximum size per call
-
-void computeBarrier(VkCommandBuffer cb) {
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    barrier.dstAccessMask =
-        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_UNIFORM_READ_BIT;
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                         nullptr);
-}
-
-void transferToComputeBarrier(VkCommandBuffer cb) {
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_UNIFORM_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         0, 1, &barrier, 0, nullptr, 0, nullptr);
-}
-
-uint64_t paddedTo4(uint64_t size) { return (size + 3) & ~uint64_t(3); }
-
-}  // namespace
-
-void checkWorkgroupCounts(const std::array<uint32_t, 3>& blocks,
-                          const std::array<uint32_t, 3>& limits) {
-    static const char* const kAxes[3] = {"x", "y", "z"};
-    for (int axis = 0; axis < 3; ++axis) {
-        if (blocks[axis] == 0 || blocks[axis] > limits[axis])
-            throw InvalidArgumentError(
-                std::string("blocks: ") + kAxes[axis] + " = " + std::to_string(blocks[axis]) +
-                " workgroups; expected 1.." + std::to_string(limits[axis]) +
-                " (maxComputeWorkGroupCount[" + std::to_string(axis) + "])");
-    }
-}
 
 int leastBusyQueue(const std::vector<uint64_t>& outstanding) {
     if (outstanding.empty()) return -1;
@@ -57,13 +18,7 @@ int leastBusyQueue(const std::vector<uint64_t>& outstanding) {
 }
 
 CommandList::CommandList(Context& context)
-    : m_context(context), m_kept(static_cast<size_t>(context.queueCount())) {
-    m_max_blocks.fill(UINT32_MAX);
-    for (const auto& device : context.devices())
-        for (int axis = 0; axis < 3; ++axis)
-            m_max_blocks[axis] =
-                std::min(m_max_blocks[axis], device->info().max_workgroup_count[axis]);
-}
+    : m_context(context), m_kept(static_cast<size_t>(context.queueCount())) {}
 
 CommandList::~CommandList() {
     for (size_t q = 0; q < m_kept.size(); ++q)
@@ -71,54 +26,42 @@ CommandList::~CommandList() {
             m_context.queue(static_cast<int>(q)).recycle(m_kept[q].cb, m_kept[q].last_use);
 }
 
+void CommandList::record(std::unique_ptr<Command> command) {
+    if (!command) throw InvalidArgumentError("command: expected a command, got none");
+    if (&command->context() != &m_context)
+        throw InvalidArgumentError("command: it belongs to another context than the command list");
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_push_constant_offsets.push_back(m_instance_size);
+    m_instance_size += command->pushConstantSize();
+    m_commands.push_back(std::move(command));
+    m_command_count = m_commands.size();
+    ++m_generation;
+}
+
 void CommandList::recordDispatch(ComputePlan& plan, DescriptorSet& set,
                                  std::array<uint32_t, 3> blocks) {
-    if (&plan.context() != &m_context)
-        throw InvalidArgumentError("plan: '" + plan.name() +
-                                   "' belongs to another context than the command list");
-    if (&set.plan() != &plan)
-        throw InvalidArgumentError("descriptor_set: the set was made for '" + set.plan().name() +
-                                   "', not for '" + plan.name() + "'");
-    checkWorkgroupCounts(blocks, m_max_blocks);
-    m_dispatches.push_back({&plan, &set, blocks, m_instance_size});
-    m_instance_size += plan.pushConstantSize();
-    ++m_generation;
+    record(std::make_unique<DispatchCommand>(plan, set, blocks));
 }
 
-void CommandList::reset() noexcept {
-    m_dispatches.clear();
+void CommandList::reset() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_commands.clear();
+    m_push_constant_offsets.clear();
     m_instance_size = 0;
+    m_command_count = 0;
     ++m_generation;
 }
 
-void CommandList::checkSubmission(size_t size, uint32_t instance_count,
-                                  const UniformUpload& upload) const {
+void CommandList::checkSubmission(size_t size, uint32_t instance_count) const {
     if (instance_count == 0)
         throw InvalidArgumentError("instance_count: expected at least 1, got 0");
-    const uint64_t expected = uint64_t(m_instance_size) * instance_count;
+    const uint64_t expected = uint64_t(m_instance_size.load()) * instance_count;
     if (size != expected)
         throw InvalidArgumentError(
             "push_constants: expected " + std::to_string(expected) + " bytes (instance size " +
-            std::to_string(m_instance_size) + " x instance_count " +
+            std::to_string(m_instance_size.load()) + " x instance_count " +
             std::to_string(instance_count) + "), got " + std::to_string(size));
-    if (upload.size > 0) {
-        if (upload.buffer == nullptr)
-            throw InvalidArgumentError("uniform_buffer: " + std::to_string(upload.size) +
-                                       " bytes of uniform data need a buffer to go to");
-        if (upload.data == nullptr)
-            throw InvalidArgumentError("uniform_data: no data for " + std::to_string(upload.size) +
-                                       " bytes");
-        if (paddedTo4(upload.size) > upload.buffer->size())
-            throw InvalidArgumentError("uniform_data: " + std::to_string(upload.size) +
-                                       " bytes (padded to " +
-                                       std::to_string(paddedTo4(upload.size)) +
-                                       ") do not fit the uniform buffer of " +
-                                       std::to_string(upload.buffer->size()) + " bytes");
-        if (upload.buffer->replicaCount() != m_context.queueCount() ||
-            upload.buffer->replica(0).queue != &m_context.queue(0))
-            throw InvalidArgumentError("uniform_buffer: the buffer belongs to another context");
-    }
-    for (const Dispatch& d : m_dispatches) d.set->checkComplete();
+    for (const auto& command : m_commands) command->checkReady();
 }
 
 std::vector<int> CommandList::targetQueues(int queue_index) const {
@@ -143,123 +86,85 @@ std::vector<int> CommandList::targetQueues(int queue_index) const {
     return {queue_index};
 }
 
-void CommandList::recordUniformUpload(VkCommandBuffer cb, int queue_index,
-                                      const UniformUpload& upload) {
-    const VkBuffer target = upload.buffer->replica(queue_index).storage.buffer.get();
-    for (size_t offset = 0; offset < upload.size; offset += kUpdateChunk) {
-        const size_t size = std::min(kUpdateChunk, upload.size - offset);
-        const uint8_t* data = upload.data + offset;
-        size_t padded = size;
-        if (size % 4 != 0) {  // only the last chunk: Vulkan updates whole 4-byte words
-            padded = paddedTo4(size);
-            m_scratch.assign(padded, 0);
-            std::memcpy(m_scratch.data(), data, size);
-            data = m_scratch.data();
-        }
-        vkCmdUpdateBuffer(cb, target, offset, padded, data);
+void CommandList::recordCommands(VkCommandBuffer cb, int queue_index,
+                                 const uint8_t* push_constants, uint32_t instance_count) {
+    AccessMask scope = 0;
+    for (const auto& command : m_commands) {
+        const auto& accesses = command->accesses();
+        scope |= accessMaskOf(accesses.data(), accesses.size());
     }
-    transferToComputeBarrier(cb);
-}
-
-void CommandList::record(VkCommandBuffer cb, int queue_index, const uint8_t* push_constants,
-                         uint32_t instance_count) {
-    m_tracker.reset();  // Queue::submit starts every command buffer with a full barrier
-    VkPipeline bound_pipeline = VK_NULL_HANDLE;
-    VkDescriptorSet bound_set = VK_NULL_HANDLE;
+    m_tracker.reset(scope);  // Queue::record starts every command buffer with a full barrier
+    RecordState state;
+    state.queue_index = queue_index;
+    state.scratch = &m_scratch;
+    const size_t instance_size = m_instance_size.load();
     for (uint32_t instance = 0; instance < instance_count; ++instance) {
-        const uint8_t* instance_data = push_constants + size_t(instance) * m_instance_size;
-        for (const Dispatch& d : m_dispatches) {
-            if (m_tracker.admit(d.set->accesses())) computeBarrier(cb);
-            const ComputePlan::DeviceObjects& objects = d.plan->forQueue(queue_index);
-            const VkPipeline pipeline = objects.pipeline.get();
-            const VkPipelineLayout layout = objects.layout.get();
-            const bool new_pipeline = pipeline != bound_pipeline;
-            if (new_pipeline) {
-                vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-                bound_pipeline = pipeline;
+        const uint8_t* instance_data = push_constants + size_t(instance) * instance_size;
+        for (size_t i = 0; i < m_commands.size(); ++i) {
+            Command& command = *m_commands[i];
+            if (command.ordersEverything()) {
+                m_tracker.fullBarrier();  // the command records the barrier itself
+            } else {
+                const Barrier barrier = m_tracker.admit(command.accesses());
+                if (barrier.needed()) recordBarrier(cb, barrier);
             }
-            const VkDescriptorSet set = d.set->handle(queue_index);
-            if (set != VK_NULL_HANDLE && (new_pipeline || set != bound_set)) {
-                vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0,
-                                        nullptr);
-                bound_set = set;
-            }
-            const uint32_t pc_size = d.plan->pushConstantSize();
-            if (pc_size > 0) {
-                const uint8_t* data = instance_data + d.push_constant_offset;
-                const uint32_t range = pushConstantRangeSize(pc_size);
-                if (range != pc_size) {
-                    m_scratch.assign(range, 0);
-                    std::memcpy(m_scratch.data(), data, pc_size);
-                    data = m_scratch.data();
-                }
-                vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, range, data);
-            }
-            vkCmdDispatch(cb, d.blocks[0], d.blocks[1], d.blocks[2]);
+            command.record(cb, state, instance_data + m_push_constant_offsets[i]);
         }
     }
 }
 
-void CommandList::markUsed(int queue_index, uint64_t value, const UniformUpload& upload) {
-    const ComputePlan* last_plan = nullptr;
-    const DescriptorSet* last_set = nullptr;
-    for (const Dispatch& d : m_dispatches) {  // consecutive repeats are marked once
-        if (d.plan != last_plan) {
-            d.plan->markUsed(queue_index, value);
-            last_plan = d.plan;
-        }
-        if (d.set != last_set) {
-            d.set->markUsed(queue_index, value);
-            for (const DescriptorSet::BufferBinding& bound : d.set->bindings())
-                if (bound.buffer != nullptr)
-                    detail::raiseTo(bound.buffer->replica(queue_index).last_use, value);
-            last_set = d.set;
-        }
-    }
-    if (upload.size > 0) detail::raiseTo(upload.buffer->replica(queue_index).last_use, value);
+void CommandList::markUsed(int queue_index, uint64_t value) {
+    for (const auto& command : m_commands) command->markUsed(queue_index, value);
 }
 
-uint64_t CommandList::newestSetVersion() const noexcept {
+uint64_t CommandList::newestVersion() const noexcept {
     uint64_t newest = 0;
-    for (const Dispatch& d : m_dispatches) newest = std::max(newest, d.set->version());
+    for (const auto& command : m_commands) newest = std::max(newest, command->version());
     return newest;
 }
 
-bool CommandList::matches(const KeptRecording& kept, uint64_t set_version,
+bool CommandList::matches(const KeptRecording& kept, uint64_t version,
                           const uint8_t* push_constants, size_t size,
                           uint32_t instance_count) const noexcept {
     return kept.cb != VK_NULL_HANDLE && kept.generation == m_generation &&
-           kept.set_version == set_version && kept.instance_count == instance_count &&
+           kept.version == version && kept.instance_count == instance_count &&
            kept.push_constants.size() == size &&
            (size == 0 || std::memcmp(kept.push_constants.data(), push_constants, size) == 0);
 }
 
-CommandList::KeptRecording& CommandList::keptFor(int queue_index, uint64_t set_version,
+CommandList::KeptRecording& CommandList::keptFor(int queue_index, uint64_t version,
                                                  const uint8_t* push_constants, size_t size,
                                                  uint32_t instance_count) {
     KeptRecording& kept = m_kept[queue_index];
-    if (matches(kept, set_version, push_constants, size, instance_count)) return kept;
+    if (matches(kept, version, push_constants, size, instance_count)) return kept;
     Queue& queue = m_context.queue(queue_index);
     if (kept.cb != VK_NULL_HANDLE) queue.recycle(kept.cb, kept.last_use);
     kept = KeptRecording{};
     // Submitted again while earlier submissions of it may still run.
     VkCommandBuffer cb = queue.record(VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
                                       [&](VkCommandBuffer target) {
-                                          record(target, queue_index, push_constants,
-                                                 instance_count);
+                                          recordCommands(target, queue_index, push_constants,
+                                                         instance_count);
                                       });
-    kept = KeptRecording{cb, 0, m_generation, set_version, instance_count,
+    kept = KeptRecording{cb, 0, m_generation, version, instance_count,
                          std::vector<uint8_t>(push_constants, push_constants + size)};
     return kept;
 }
 
-uint64_t CommandList::submitOn(int queue_index, KeptRecording& kept, const UniformUpload& upload) {
+uint64_t CommandList::submitOn(int queue_index, KeptRecording& kept, Command* upload) {
     Queue& queue = m_context.queue(queue_index);
-    if (upload.size == 0) {
+    if (upload == nullptr) {
         kept.last_use = queue.submitRecorded(kept.cb);
     } else {
+        // The kept recording starts with a full barrier, which orders the upload before it.
         kept.last_use = queue.submit(
-            [&](VkCommandBuffer cb) { recordUniformUpload(cb, queue_index, upload); }, kept.cb);
+            [&](VkCommandBuffer cb) {
+                RecordState state;
+                state.queue_index = queue_index;
+                upload->record(cb, state, nullptr);
+            },
+            kept.cb);
+        upload->markUsed(queue_index, kept.last_use);
     }
     return kept.last_use;
 }
@@ -267,16 +172,25 @@ uint64_t CommandList::submitOn(int queue_index, KeptRecording& kept, const Unifo
 uint64_t CommandList::submit(const uint8_t* push_constants, size_t size, uint32_t instance_count,
                              int queue_index, Buffer* uniform_buffer, const uint8_t* uniform_data,
                              size_t uniform_size) {
-    const UniformUpload upload{uniform_buffer, uniform_data, uniform_size};
-    checkSubmission(size, instance_count, upload);
+    std::lock_guard<std::mutex> lock(m_mutex);
+    checkSubmission(size, instance_count);
     if (size > 0 && push_constants == nullptr)
         throw InvalidArgumentError("push_constants: no data for " + std::to_string(size) +
                                    " bytes");
-    const uint64_t set_version = newestSetVersion();
+    std::unique_ptr<UpdateBufferCommand> upload;
+    if (uniform_size > 0) {
+        if (uniform_buffer == nullptr)
+            throw InvalidArgumentError("uniform_buffer: " + std::to_string(uniform_size) +
+                                       " bytes of uniform data need a buffer to go to");
+        upload = std::make_unique<UpdateBufferCommand>(m_context, *uniform_buffer, 0,
+                                                       uniform_data, uniform_size);
+    }
+    const uint64_t version = newestVersion();
     uint64_t value = 0;
     for (int q : targetQueues(queue_index)) {
-        value = submitOn(q, keptFor(q, set_version, push_constants, size, instance_count), upload);
-        markUsed(q, value, upload);
+        value = submitOn(q, keptFor(q, version, push_constants, size, instance_count),
+                         upload.get());
+        markUsed(q, value);
     }
     return value;
 }

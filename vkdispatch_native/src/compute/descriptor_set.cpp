@@ -96,8 +96,7 @@ void DescriptorSet::checkBinding(int binding, Buffer& buffer, uint64_t offset,
                                    bindingTypeName(expected) + ", got a " + bindingTypeName(given));
 
     const Context& context = m_context;
-    if (buffer.replicaCount() != context.queueCount() ||
-        buffer.replica(0).queue != &context.queue(0))
+    if (&buffer.context() != &context)
         throw InvalidArgumentError(bindingLabel(binding, m_plan) +
                                    ": the buffer belongs to another context");
     if (offset >= buffer.size())
@@ -153,8 +152,8 @@ void DescriptorSet::bindBuffer(int binding, Buffer& buffer, uint64_t offset, uin
     m_accesses.clear();
     for (const BufferBinding& bound : m_bindings)
         if (bound.buffer != nullptr)
-            m_accesses.push_back({reinterpret_cast<uintptr_t>(bound.buffer), bound.read,
-                                  bound.write});
+            m_accesses.push_back({reinterpret_cast<uintptr_t>(bound.buffer), Stage::Compute,
+                                  bound.read, bound.write});
 }
 
 void DescriptorSet::checkComplete() const {

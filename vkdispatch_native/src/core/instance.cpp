@@ -104,9 +104,13 @@ void Instance::createInstance(const InstanceOptions& options) {
         }
     }
 
-    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_DEBUG_PRINTF_EXT};
+    // Synchronization validation reports hazards our barrier planning missed (lavapipe runs
+    // commands in order, so a missing barrier would otherwise go unnoticed on CPU devices).
+    VkValidationFeatureEnableEXT enables[] = {
+        VK_VALIDATION_FEATURE_ENABLE_DEBUG_PRINTF_EXT,
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
     VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
-    features.enabledValidationFeatureCount = 1;
+    features.enabledValidationFeatureCount = 2;
     features.pEnabledValidationFeatures = enables;
 
     VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};

@@ -28,7 +28,7 @@ bool Buffer::Replica::directlyMapped() const noexcept {
            (storage.memory_flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 }
 
-Buffer::Buffer(Context& context, uint64_t size) : m_size(size) {
+Buffer::Buffer(Context& context, uint64_t size) : m_context(context), m_size(size) {
     if (size == 0) throw InvalidArgumentError("size: a buffer needs at least 1 byte, got 0");
     for (int q = 0; q < context.queueCount(); ++q) {
         Device& device = context.deviceOfQueue(q);

@@ -11,12 +11,18 @@ struct SinkState {
     LogSink sink = nullptr;
     void* user = nullptr;
     std::atomic<int> level{static_cast<int>(LogLevel::Warning)};
-    std::vector<std::string> validation_errors;
 };
 
 SinkState& state() {
     static SinkState s;
     return s;
+}
+
+// The validation layer reports from inside the Vulkan call that caused the message, on the
+// calling thread: keeping the messages per thread hands them to that call and no other.
+std::vector<std::string>& threadValidationErrors() {
+    thread_local std::vector<std::string> errors;
+    return errors;
 }
 
 }  // namespace
@@ -46,14 +52,12 @@ void log(LogLevel level, const std::string& message) {
 }
 
 void recordValidationError(const std::string& message) {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    state().validation_errors.push_back(message);
+    threadValidationErrors().push_back(message);
 }
 
 std::vector<std::string> takeValidationErrors() {
-    std::lock_guard<std::mutex> lock(state().mutex);
     std::vector<std::string> out;
-    out.swap(state().validation_errors);
+    out.swap(threadValidationErrors());
     return out;
 }
 

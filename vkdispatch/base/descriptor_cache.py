@@ -1,4 +1,4 @@
-"""DescriptorSetCache: a graph's native descriptor sets, reused when the same buffers are bound.
+"""DescriptorSetCache: a graph's descriptor sets, reused when the same buffers are bound.
 
 Entries hold the bound buffers weakly: when a buffer is garbage collected every set bound to it
 is forgotten, so the cache never keeps user memory alive and a recycled ``id()`` never finds a
@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import weakref
 
-__all__ = ["DescriptorSetCache"]
+__all__ = ["DescriptorSetCache", "CachedDescriptorSet"]
 
 _DEFAULT_LIMIT = 512
 
 
+class CachedDescriptorSet:
+    """A set made by the cache: what a :class:`~vkdispatch.base.commands.Dispatch` binds. It
+    holds no buffer (the cache's entries hold them weakly)."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native) -> None:
+        self._native = native
+
+
 class DescriptorSetCache:
-    """Native descriptor sets keyed by plan, uniform range, binding layout and bound buffers."""
+    """Descriptor sets keyed by plan, uniform range, binding layout and bound buffers."""
 
     def __init__(self, limit: int = _DEFAULT_LIMIT):
         self._limit = limit
@@ -49,8 +59,9 @@ class DescriptorSetCache:
         # The callback runs while the buffer is being freed, before its id can be reused.
         refs = [weakref.ref(buffer, lambda _ref, key=key: sets.pop(key, None))
                 for buffer in buffers]
-        sets[key] = (refs, native)
-        return native
+        cached = CachedDescriptorSet(native)
+        sets[key] = (refs, cached)
+        return cached
 
     def clear(self) -> None:
         """Forgets every set (they are freed once no command list refers to them)."""

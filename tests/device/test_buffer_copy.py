@@ -1,0 +1,192 @@
+"""vd.copy against numpy: offsets and counts, immediate and recorded in graphs between shader
+calls that read and write the same buffers (the planner must order them), and clear errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vkdispatch as vd
+import vkdispatch.codegen as vc
+from vkdispatch.codegen.abbreviations import Buff, Const, f32
+
+
+@pytest.fixture
+def affine(context):
+    @vd.shader("x.size")
+    def affine(x: Buff[f32], k: Const[f32], b: Const[f32]):
+        i = vc.global_invocation_id().x
+        x[i] = x[i] * k + b
+
+    return affine
+
+
+@pytest.fixture
+def add_into(context):
+    @vd.shader("y.size")
+    def add_into(y: Buff[f32], x: Buff[f32]):
+        i = vc.global_invocation_id().x
+        y[i] = y[i] + x[i]
+
+    return add_into
+
+
+def random_floats(rng, n):
+    return rng.standard_normal(n).astype(np.float32)
+
+
+@pytest.mark.parametrize("trial", range(4))
+def test_copy_immediate_moves_random_ranges_like_numpy(context, rng, trial):
+    n_src, n_dst = rng.integers(8, 3000, 2)
+    src_host, dst_host = random_floats(rng, n_src), random_floats(rng, n_dst)
+    src, dst = vd.asbuffer(src_host), vd.asbuffer(dst_host)
+    count = int(rng.integers(1, min(n_src, n_dst) + 1))
+    src_offset = int(rng.integers(0, n_src - count + 1))
+    dst_offset = int(rng.integers(0, n_dst - count + 1))
+    vd.copy(dst, src, dst_offset=dst_offset, src_offset=src_offset, count=count)
+    dst_host[dst_offset:dst_offset + count] = src_host[src_offset:src_offset + count]
+    np.testing.assert_array_equal(dst.read(0), dst_host)
+    np.testing.assert_array_equal(src.read(0), src_host)
+
+
+def test_copy_default_count_is_the_rest_of_src_and_works_for_every_replica(context, rng):
+    src_host = rng.integers(-2**31, 2**31, (40, 3), dtype=np.int64).astype(np.int32)
+    src = vd.asbuffer(src_host)
+    dst = vd.Buffer((50, 3), vd.int32)
+    dst.write(np.zeros((50, 3), np.int32) + 7)
+    vd.copy(dst, src, src_offset=10)  # 30 rows of 3 ints, flattened: 90 elements
+    expected = np.full(150, 7, np.int32)
+    expected[:110] = src_host.reshape(-1)[10:]
+    for replica in dst.read():
+        np.testing.assert_array_equal(replica.reshape(-1), expected)
+
+
+def test_copy_of_vector_and_complex_elements_counts_whole_elements(context, rng):
+    values = (rng.standard_normal(64) + 1j * rng.standard_normal(64)).astype(np.complex64)
+    src, dst = vd.asbuffer(values), vd.Buffer(64, vd.complex64)
+    dst.write(np.zeros(64, np.complex64))
+    vd.copy(dst, src, dst_offset=5, src_offset=20, count=17)
+    expected = np.zeros(64, np.complex64)
+    expected[5:22] = values[20:37]
+    np.testing.assert_array_equal(dst.read(0), expected)
+    vecs = vd.Buffer(10, vd.vec4)
+    vecs.write(random_floats(rng, 40).reshape(10, 4))
+    copy = vd.Buffer(10, vd.vec4)
+    copy.write(np.zeros((10, 4), np.float32))
+    vd.copy(copy, vecs, dst_offset=1, src_offset=6, count=4)
+    expected_vecs = np.zeros((10, 4), np.float32)
+    expected_vecs[1:5] = vecs.read(0)[6:10]
+    np.testing.assert_array_equal(copy.read(0), expected_vecs)
+
+
+def test_copy_within_one_buffer_of_disjoint_ranges(context, rng):
+    host = random_floats(rng, 100)
+    buffer = vd.asbuffer(host)
+    vd.copy(buffer, buffer, dst_offset=60, src_offset=10, count=30)
+    host[60:90] = host[10:40].copy()
+    np.testing.assert_array_equal(buffer.read(0), host)
+
+
+def test_copy_between_shader_calls_in_a_graph_sees_and_feeds_them(context, rng, affine, add_into):
+    n = 1500
+    a_host, b_host = random_floats(rng, n), random_floats(rng, n)
+    a, b = vd.asbuffer(a_host), vd.asbuffer(b_host)
+    graph = vd.CommandGraph()
+    affine(a, 2.0, 1.0, graph=graph)          # writes a
+    vd.copy(b, a, count=n // 2, graph=graph)  # reads a (RAW), writes half of b (WAR on b? none)
+    add_into(a, b, graph=graph)               # reads b (RAW after the copy), writes a (WAR)
+    vd.copy(b, a, dst_offset=n // 2, src_offset=0, count=n - n // 2, graph=graph)
+    affine(b, -0.5, 3.0, graph=graph)         # reads/writes b after the copy wrote it
+    for _ in range(3):
+        graph.submit()
+        a64, b64 = a_host.astype(np.float64), b_host.astype(np.float64)
+        a64 = a64 * 2 + 1
+        b64[:n // 2] = a64[:n // 2]
+        a64 = a64 + b64
+        b64[n // 2:] = a64[:n - n // 2]
+        b64 = b64 * -0.5 + 3
+        a_host, b_host = a64.astype(np.float32), b64.astype(np.float32)
+        np.testing.assert_allclose(a.read(0), a_host, rtol=2e-6, atol=2e-6)
+        np.testing.assert_allclose(b.read(0), b_host, rtol=2e-6, atol=2e-6)
+        a_host, b_host = a.read(0), b.read(0)
+
+
+def test_random_sequences_of_copies_and_shader_calls_match_numpy(context, rng, affine, add_into):
+    n = 513
+    hosts = [random_floats(rng, n) for _ in range(3)]
+    buffers = [vd.asbuffer(h) for h in hosts]
+    graph = vd.CommandGraph()
+    expected = [h.astype(np.float64) for h in hosts]
+    for _ in range(25):
+        kind = rng.integers(3)
+        i, j = rng.choice(3, 2, replace=False)
+        if kind == 0:
+            k, b = rng.uniform(-1.2, 1.2, 2).astype(np.float32)
+            affine(buffers[i], k, b, graph=graph)
+            expected[i] = expected[i] * k + b
+        elif kind == 1:
+            add_into(buffers[i], buffers[j], graph=graph)
+            expected[i] = expected[i] + expected[j]
+        else:
+            count = int(rng.integers(1, n + 1))
+            src_offset, dst_offset = rng.integers(0, n - count + 1, 2)
+            vd.copy(buffers[i], buffers[j], dst_offset=int(dst_offset),
+                    src_offset=int(src_offset), count=count, graph=graph)
+            expected[i][dst_offset:dst_offset + count] = \
+                expected[j][src_offset:src_offset + count]
+        expected = [e.astype(np.float32).astype(np.float64) for e in expected]
+    graph.submit()
+    for buffer, values in zip(buffers, expected):
+        np.testing.assert_allclose(buffer.read(0), values, rtol=1e-4, atol=1e-4)
+
+
+def test_copy_recorded_in_a_global_graph_runs_on_its_submit(context, rng):
+    src_host = random_floats(rng, 64)
+    src, dst = vd.asbuffer(src_host), vd.asbuffer(np.zeros(64, np.float32))
+    graph = vd.CommandGraph()
+    vd.set_global_graph(graph)
+    try:
+        vd.copy(dst, src)
+        np.testing.assert_array_equal(dst.read(0), np.zeros(64, np.float32))  # not yet run
+        graph.submit()
+    finally:
+        vd.set_global_graph(None)
+    np.testing.assert_array_equal(dst.read(0), src_host)
+
+
+@pytest.mark.parametrize("kwargs,error,words", [
+    (dict(count=0), ValueError, ["count", "0"]),
+    (dict(count=65), ValueError, ["src", "65", "64"]),
+    (dict(dst_offset=30, count=40), ValueError, ["dst", "dst_offset=30", "40"]),
+    (dict(src_offset=-1), ValueError, ["src_offset", "-1"]),
+    (dict(count=2.5), TypeError, ["count", "2.5"]),
+    (dict(graph="graph"), TypeError, ["graph", "str"]),
+])
+def test_copy_bad_arguments_raise_naming_the_argument(context, rng, kwargs, error, words):
+    src, dst = vd.asbuffer(random_floats(rng, 64)), vd.asbuffer(random_floats(rng, 64))
+    before = dst.read(0)
+    with pytest.raises(error) as raised:
+        vd.copy(dst, src, **kwargs)
+    for word in words:
+        assert word in str(raised.value)
+    np.testing.assert_array_equal(dst.read(0), before)  # nothing ran
+    vd.copy(dst, src)  # the context stays usable
+    np.testing.assert_array_equal(dst.read(0), src.read(0))
+
+
+def test_copy_dtype_mismatch_and_overlap_raise(context, rng):
+    floats, ints = vd.asbuffer(random_floats(rng, 16)), vd.Buffer(16, vd.int32)
+    with pytest.raises(TypeError, match="int32.*float32"):
+        vd.copy(ints, floats)
+    with pytest.raises(TypeError, match="src must be a vd.Buffer"):
+        vd.copy(floats, np.zeros(16, np.float32))
+    with pytest.raises(ValueError, match="overlap"):
+        vd.copy(floats, floats, dst_offset=4, src_offset=0, count=8)
+
+
+def test_copy_of_a_destroyed_buffer_in_a_graph_raises_at_submit(context, rng):
+    src, dst = vd.asbuffer(random_floats(rng, 16)), vd.asbuffer(random_floats(rng, 16))
+    graph = vd.CommandGraph()
+    vd.copy(dst, src, graph=graph)
+    src.destroy()
+    with pytest.raises(vd.errors.InvalidStateError, match="destroyed"):
+        graph.submit()
