@@ -517,6 +517,13 @@ cdef class NativeDescriptorSet:
         _check_validation()
 
 
+cdef inline void _keep(list kept, object obj):
+    """Appends ``obj`` unless it is already the last entry (consecutive repeats kept once)."""
+    cdef Py_ssize_t count = len(kept)
+    if count == 0 or kept[count - 1] is not obj:  # no negative index: wraparound is off
+        kept.append(obj)
+
+
 cdef class NativeCommandList:
     """Recorded commands (dispatches, buffer copies, fills and updates, barriers), submitted with
     per-instance push constants to one or all queues.
@@ -581,10 +588,8 @@ cdef class NativeCommandList:
         blocks[2] = z
         self._append(new cp.DispatchCommand(plan.ptr.get()[0], descriptor_set.ptr.get()[0],
                                             blocks))
-        if not self.plans or self.plans[-1] is not plan:
-            self.plans.append(plan)
-        if not self.sets or self.sets[-1] is not descriptor_set:
-            self.sets.append(descriptor_set)
+        _keep(self.plans, plan)
+        _keep(self.sets, descriptor_set)
 
     def record_copy(self, NativeBuffer dst, NativeBuffer src, uint64_t dst_offset,
                     uint64_t src_offset, uint64_t size):

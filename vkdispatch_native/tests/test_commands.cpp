@@ -292,3 +292,31 @@ TEST_F(Commands, OneListSubmittedFromEightThreadsCountsExactly) {
     EXPECT_EQ(download<uint32_t>(counters, 64),
               std::vector<uint32_t>(64, static_cast<uint32_t>(expected.load())));
 }
+
+TEST_F(Commands, StagingCopyRunsOnlyOnItsQueueAndWithinItsStaging) {
+    Buffer buffer(context(), 256);
+    Device& device = context().deviceOfQueue(0);
+    const BoundBuffer staging = createBoundBuffer(
+        device, 64, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
+    const auto words = randomWords(16, 21);
+    std::memcpy(staging.memory.mapped(), words.data(), 64);
+    StagingCopyCommand upload(buffer, 0, staging, 64, StagingCopyCommand::Direction::Upload, 128,
+                              64);
+    EXPECT_EQ(upload.accesses().size(), 2u);
+    context().queue(0).wait(context().queue(0).submit(
+        [&](VkCommandBuffer cb) { recordAlone(cb, upload, 0); }));
+    const auto stored = download<uint32_t>(buffer, 64);
+    EXPECT_TRUE(std::equal(words.begin(), words.end(), stored.begin() + 32));
+
+    EXPECT_THROW(StagingCopyCommand(buffer, 0, staging, 64,
+                                    StagingCopyCommand::Direction::Download, 0, 65),
+                 InvalidArgumentError);
+    EXPECT_THROW(StagingCopyCommand(buffer, 1, staging, 64,
+                                    StagingCopyCommand::Direction::Download, 0, 64),
+                 IndexOutOfRangeError);
+    // Recorded for another queue than its own: refused before anything is recorded.
+    RecordState other;
+    other.queue_index = 1;
+    EXPECT_THROW(upload.record(VK_NULL_HANDLE, other, nullptr), InvalidArgumentError);
+}

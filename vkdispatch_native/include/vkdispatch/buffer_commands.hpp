@@ -1,15 +1,19 @@
 #pragma once
 // Transfer-stage commands on buffers: copy a byte range between buffers of one context, fill a
 // range with a 32-bit word, update a range from host data carried in the command buffer. On each
-// queue they work on that queue's replicas.
+// queue they work on that queue's replicas. StagingCopyCommand moves bytes between one replica
+// and host-visible staging memory (the transfer engine's uploads and downloads).
 //
 // Thread safety: see command.hpp.
 #include <cstdint>
 #include <vector>
 
 #include "vkdispatch/command.hpp"
+#include "vkdispatch/memory_type.hpp"
 
 namespace vkdispatch {
+
+class Buffer;
 
 class CopyBufferCommand final : public Command {
 public:
@@ -66,6 +70,30 @@ private:
     Buffer& m_buffer;
     uint64_t m_offset;
     std::vector<uint8_t> m_data;  // padded with zeros to whole 4-byte words
+    std::vector<ResourceAccess> m_accesses;
+};
+
+class StagingCopyCommand final : public Command {
+public:
+    enum class Direction { Upload, Download };  // staging -> replica, replica -> staging
+
+    /// Copies `size` bytes between offset 0 of `staging` and `buffer_offset` of the replica of
+    /// queue `queue_index`; it can only be recorded for that queue. Throws InvalidArgumentError
+    /// for a range outside the buffer or the staging memory.
+    StagingCopyCommand(Buffer& buffer, int queue_index, const BoundBuffer& staging,
+                       uint64_t staging_size, Direction direction, uint64_t buffer_offset,
+                       uint64_t size);
+
+    const std::vector<ResourceAccess>& accesses() const noexcept override { return m_accesses; }
+    void record(VkCommandBuffer cb, RecordState& state, const uint8_t* push_constants) override;
+    void markUsed(int queue_index, uint64_t value) noexcept override;
+
+private:
+    Buffer& m_buffer;
+    int m_queue_index;
+    VkBuffer m_staging;
+    Direction m_direction;
+    uint64_t m_buffer_offset, m_size;
     std::vector<ResourceAccess> m_accesses;
 };
 

@@ -20,7 +20,6 @@
 
 namespace vkdispatch {
 
-class Buffer;
 class Context;
 
 /// State shared by the commands of one recording: the target queue and what is bound.
@@ -77,7 +76,9 @@ void recordBarrier(VkCommandBuffer cb, const Barrier& barrier);
 VkPipelineStageFlags vulkanStages(AccessMask mask) noexcept;
 VkAccessFlags vulkanAccess(AccessMask mask) noexcept;
 
-/// Throws InvalidArgumentError naming `what` unless `buffer` belongs to `context`.
-void checkSameContext(const Buffer& buffer, const Context& context, const char* what);
+/// Records `command` alone for queue `queue_index` (no planning: Queue frames every command
+/// buffer with full barriers). For one-off work such as the transfer engine's staging copies
+/// and uniform uploads.
+void recordAlone(VkCommandBuffer cb, Command& command, int queue_index);
 
 }  // namespace vkdispatch

@@ -38,9 +38,10 @@ public:
 private:
     struct Ring;
     Ring& ring(int queue_index);
-    void upload(Ring& ring, Buffer::Replica& replica, const uint8_t* src, uint64_t size,
+    // Through the ring's staging chunks, as StagingCopyCommands on queue `queue_index`.
+    void upload(Ring& ring, Buffer& buffer, int queue_index, const uint8_t* src, uint64_t size,
                 uint64_t offset);
-    void download(Ring& ring, Buffer::Replica& replica, uint8_t* dst, uint64_t size,
+    void download(Ring& ring, Buffer& buffer, int queue_index, uint8_t* dst, uint64_t size,
                   uint64_t offset);
 
     Context& m_context;

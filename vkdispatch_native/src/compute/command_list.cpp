@@ -158,12 +158,7 @@ uint64_t CommandList::submitOn(int queue_index, KeptRecording& kept, Command* up
     } else {
         // The kept recording starts with a full barrier, which orders the upload before it.
         kept.last_use = queue.submit(
-            [&](VkCommandBuffer cb) {
-                RecordState state;
-                state.queue_index = queue_index;
-                upload->record(cb, state, nullptr);
-            },
-            kept.cb);
+            [&](VkCommandBuffer cb) { recordAlone(cb, *upload, queue_index); }, kept.cb);
         upload->markUsed(queue_index, kept.last_use);
     }
     return kept.last_use;

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <map>
 
-#include "atomic_max.hpp"
+#include "vkdispatch/atomic_max.hpp"
 
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"

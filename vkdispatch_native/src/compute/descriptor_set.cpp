@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "atomic_max.hpp"
+#include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/context.hpp"

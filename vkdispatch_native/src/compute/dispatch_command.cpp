@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "atomic_max.hpp"
+#include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/context.hpp"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "vkdispatch/buffer_commands.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
 
@@ -29,10 +30,12 @@ void checkRange(const Buffer& buffer, uint64_t size, uint64_t offset) {
                                    std::to_string(buffer.size()) + " bytes");
 }
 
-void recordCopy(VkCommandBuffer cb, VkBuffer src, uint64_t src_offset, VkBuffer dst,
-                uint64_t dst_offset, uint64_t size) {
-    VkBufferCopy region{src_offset, dst_offset, size};
-    vkCmdCopyBuffer(cb, src, dst, 1, &region);
+// One staging copy, submitted alone on its queue; returns its timeline value.
+uint64_t submitStagingCopy(Queue& queue, StagingCopyCommand& copy, int queue_index) {
+    const uint64_t value =
+        queue.submit([&](VkCommandBuffer cb) { recordAlone(cb, copy, queue_index); });
+    copy.markUsed(queue_index, value);
+    return value;
 }
 
 }  // namespace
@@ -84,24 +87,21 @@ void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint
         }
         Ring& r = ring(q);
         std::lock_guard<std::mutex> lock(r.mutex);
-        upload(r, replica, src, size, offset);
+        upload(r, buffer, q, src, size, offset);
     }
 }
 
-void TransferEngine::upload(Ring& r, Buffer::Replica& replica, const uint8_t* src, uint64_t size,
-                            uint64_t offset) {
-    Queue& queue = *replica.queue;
+void TransferEngine::upload(Ring& r, Buffer& buffer, int queue_index, const uint8_t* src,
+                            uint64_t size, uint64_t offset) {
+    Queue& queue = *buffer.replica(queue_index).queue;
     for (uint64_t done = 0; done < size;) {
         const uint64_t n = std::min(m_options.chunk_bytes, size - done);
         Ring::Chunk& chunk = r.take();
         queue.wait(chunk.last_use);
         m_copier.copy(chunk.staging.memory.mapped(), src + done, n);
-        const uint64_t value = queue.submit([&](VkCommandBuffer cb) {
-            recordCopy(cb, chunk.staging.buffer.get(), 0, replica.storage.buffer.get(),
-                       offset + done, n);
-        });
-        chunk.last_use = value;
-        replica.last_use.store(value);
+        StagingCopyCommand copy(buffer, queue_index, chunk.staging, m_options.chunk_bytes,
+                                StagingCopyCommand::Direction::Upload, offset + done, n);
+        chunk.last_use = submitStagingCopy(queue, copy, queue_index);
         done += n;
     }
 }
@@ -120,12 +120,12 @@ void TransferEngine::read(Buffer& buffer, void* out, uint64_t size, uint64_t off
     }
     Ring& r = ring(queue_index);
     std::lock_guard<std::mutex> lock(r.mutex);
-    download(r, replica, dst, size, offset);
+    download(r, buffer, queue_index, dst, size, offset);
 }
 
-void TransferEngine::download(Ring& r, Buffer::Replica& replica, uint8_t* dst, uint64_t size,
-                              uint64_t offset) {
-    Queue& queue = *replica.queue;
+void TransferEngine::download(Ring& r, Buffer& buffer, int queue_index, uint8_t* dst,
+                              uint64_t size, uint64_t offset) {
+    Queue& queue = *buffer.replica(queue_index).queue;
     const uint64_t chunk_bytes = m_options.chunk_bytes;
     const uint64_t chunk_total = (size + chunk_bytes - 1) / chunk_bytes;
     std::vector<Ring::Chunk*> in_flight(chunk_total, nullptr);
@@ -134,10 +134,10 @@ void TransferEngine::download(Ring& r, Buffer::Replica& replica, uint8_t* dst, u
         const uint64_t n = std::min(chunk_bytes, size - c * chunk_bytes);
         Ring::Chunk& chunk = r.take();
         queue.wait(chunk.last_use);
-        chunk.last_use = queue.submit([&](VkCommandBuffer cb) {
-            recordCopy(cb, replica.storage.buffer.get(), offset + c * chunk_bytes,
-                       chunk.staging.buffer.get(), 0, n);
-        });
+        StagingCopyCommand copy(buffer, queue_index, chunk.staging, chunk_bytes,
+                                StagingCopyCommand::Direction::Download, offset + c * chunk_bytes,
+                                n);
+        chunk.last_use = submitStagingCopy(queue, copy, queue_index);
         in_flight[c] = &chunk;
     };
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "atomic_max.hpp"
+#include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/errors.hpp"
 
@@ -11,6 +11,13 @@ namespace vkdispatch {
 namespace {
 
 constexpr uint64_t kUpdateChunk = 65536;  // vkCmdUpdateBuffer's maximum size per call
+
+void checkSameContext(const Buffer& buffer, const Context& context, const char* what) {
+    if (&buffer.context() != &context)
+        throw InvalidArgumentError(std::string(what) +
+                                   ": the buffer belongs to another context than the command "
+                                   "list");
+}
 
 uint64_t resourceOf(const Buffer& buffer) { return reinterpret_cast<uintptr_t>(&buffer); }
 
@@ -117,6 +124,46 @@ void UpdateBufferCommand::record(VkCommandBuffer cb, RecordState& state, const u
 }
 
 void UpdateBufferCommand::markUsed(int queue_index, uint64_t value) noexcept {
+    markReplica(m_buffer, queue_index, value);
+}
+
+StagingCopyCommand::StagingCopyCommand(Buffer& buffer, int queue_index,
+                                       const BoundBuffer& staging, uint64_t staging_size,
+                                       Direction direction, uint64_t buffer_offset, uint64_t size)
+    : Command(buffer.context()),
+      m_buffer(buffer),
+      m_queue_index(queue_index),
+      m_staging(staging.buffer.get()),
+      m_direction(direction),
+      m_buffer_offset(buffer_offset),
+      m_size(size) {
+    buffer.replica(queue_index);  // throws IndexOutOfRangeError for a queue it has no replica on
+    checkRange(buffer, buffer_offset, size, "buffer");
+    if (size > staging_size)
+        throw InvalidArgumentError("size: " + std::to_string(size) +
+                                   " bytes exceed the staging memory of " +
+                                   std::to_string(staging_size) + " bytes");
+    const bool upload = direction == Direction::Upload;
+    m_accesses = {{resourceOf(buffer), Stage::Transfer, !upload, upload},
+                  {reinterpret_cast<uintptr_t>(&staging), Stage::Transfer, upload, !upload}};
+}
+
+void StagingCopyCommand::record(VkCommandBuffer cb, RecordState& state, const uint8_t*) {
+    if (state.queue_index != m_queue_index)
+        throw InvalidArgumentError("queue_index: a staging copy of queue " +
+                                   std::to_string(m_queue_index) + " cannot run on queue " +
+                                   std::to_string(state.queue_index));
+    const VkBuffer replica = replicaOf(m_buffer, m_queue_index);
+    if (m_direction == Direction::Upload) {
+        const VkBufferCopy region{0, m_buffer_offset, m_size};
+        vkCmdCopyBuffer(cb, m_staging, replica, 1, &region);
+    } else {
+        const VkBufferCopy region{m_buffer_offset, 0, m_size};
+        vkCmdCopyBuffer(cb, replica, m_staging, 1, &region);
+    }
+}
+
+void StagingCopyCommand::markUsed(int queue_index, uint64_t value) noexcept {
     markReplica(m_buffer, queue_index, value);
 }
 

@@ -1,10 +1,5 @@
 #include "vkdispatch/command.hpp"
 
-#include <string>
-
-#include "vkdispatch/buffer.hpp"
-#include "vkdispatch/errors.hpp"
-
 namespace vkdispatch {
 namespace {
 
@@ -45,11 +40,12 @@ void recordBarrier(VkCommandBuffer cb, const Barrier& barrier) {
                          0, nullptr, 0, nullptr);
 }
 
-void checkSameContext(const Buffer& buffer, const Context& context, const char* what) {
-    if (&buffer.context() != &context)
-        throw InvalidArgumentError(std::string(what) +
-                                   ": the buffer belongs to another context than the command "
-                                   "list");
+void recordAlone(VkCommandBuffer cb, Command& command, int queue_index) {
+    RecordState state;
+    state.queue_index = queue_index;
+    std::vector<uint8_t> scratch;
+    state.scratch = &scratch;
+    command.record(cb, state, nullptr);
 }
 
 }  // namespace vkdispatch
