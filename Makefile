@@ -51,6 +51,7 @@ bench: setup
 	$(VPY) benchmarks/transfer.py
 	$(VPY) benchmarks/dispatch.py
 	$(VPY) benchmarks/elementwise.py
+	$(VPY) benchmarks/buffer_copy.py
 
 docs: setup
 	$(VPY) -m pip install -q -e '.[docs]'

@@ -1,5 +1,8 @@
 """vd.copy against numpy: offsets and counts, immediate and recorded in graphs between shader
-calls that read and write the same buffers (the planner must order them), and clear errors."""
+calls that read and write the same buffers (the planner must order them), and clear errors.
+
+Every test runs on both of vd.copy's paths: the copy kernel (what GPUs use) and the
+vkCmdCopyBuffer command (what CPU devices use), whatever the device."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +11,19 @@ import pytest
 import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, f32
+from vkdispatch.execution_pipeline import buffer_copy
+
+
+def _kernel_words(context, dst, src, byte_ranges):
+    """The kernel's word choice without the device policy (so lavapipe runs it too)."""
+    return next((word for word in (16, 4) if all(v % word == 0 for v in byte_ranges)), None)
+
+
+@pytest.fixture(autouse=True, params=["kernel", "vkCmdCopyBuffer"])
+def copy_path(request, monkeypatch):
+    choice = _kernel_words if request.param == "kernel" else (lambda *args: None)
+    monkeypatch.setattr(buffer_copy, "_word_bytes", choice)
+    return request.param
 
 
 @pytest.fixture
@@ -188,5 +204,44 @@ def test_copy_of_a_destroyed_buffer_in_a_graph_raises_at_submit(context, rng):
     graph = vd.CommandGraph()
     vd.copy(dst, src, graph=graph)
     src.destroy()
-    with pytest.raises(vd.errors.InvalidStateError, match="destroyed"):
+    with pytest.raises(ValueError, match="destroyed"):
         graph.submit()
+
+
+def test_copy_kernel_words_follow_alignment_and_device_kind(context, rng, monkeypatch):
+    monkeypatch.undo()  # the real policy
+    floats = vd.asbuffer(random_floats(rng, 64))
+    is_cpu = any(info.device_type == 4 for info in context.device_infos)
+    words = buffer_copy._word_bytes(context, floats, floats, (16, 32, 64))
+    assert words == (None if is_cpu else 16)
+    for info in context.device_infos:
+        monkeypatch.setattr(info, "device_type", 2)  # as if a discrete GPU
+    assert buffer_copy._word_bytes(context, floats, floats, (16, 32, 64)) == 16
+    assert buffer_copy._word_bytes(context, floats, floats, (4, 32, 64)) == 4
+    assert buffer_copy._word_bytes(context, floats, floats, (2, 32, 64)) is None
+    monkeypatch.setattr(floats, "mem_size", 2**33)  # beyond a storage binding
+    assert buffer_copy._word_bytes(context, floats, floats, (16, 32, 64)) is None
+
+
+def test_copy_of_half_floats_at_odd_offsets_moves_exact_bits(context, rng):
+    host = rng.standard_normal(101).astype(np.float16)
+    src, dst = vd.asbuffer(host), vd.Buffer(101, vd.float16)
+    dst.write(np.zeros(101, np.float16))
+    vd.copy(dst, src, dst_offset=3, src_offset=50, count=33)  # 2-byte aligned: the command
+    expected = np.zeros(101, np.float16)
+    expected[3:36] = host[50:83]
+    np.testing.assert_array_equal(dst.read(0).view(np.uint16), expected.view(np.uint16))
+
+
+def test_copy_between_contexts_raises_naming_the_buffers(context, rng):
+    other = vd.create_context(use_cpu=True)
+    try:
+        with other:
+            foreign = vd.asbuffer(random_floats(rng, 16))
+        local = vd.asbuffer(random_floats(rng, 16))
+        before = local.read(0)
+        with pytest.raises(ValueError, match="dst and src must be buffers of the graph's"):
+            vd.copy(local, foreign)
+        np.testing.assert_array_equal(local.read(0), before)
+    finally:
+        other.close()

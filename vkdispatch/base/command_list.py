@@ -6,7 +6,7 @@ from vkdispatch.base.compute_plan import ComputePlan
 from vkdispatch.base.context import Context, get_context
 from vkdispatch.base.descriptor_set import DescriptorSet
 from vkdispatch.base.handle import Handle
-from vkdispatch.errors import InvalidArgumentError, InvalidStateError, InvalidTypeError
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["CommandList", "normalize_blocks"]
 
@@ -106,8 +106,7 @@ class CommandList(Handle):
         """Raises unless every handle ``command`` uses is alive and of this list's context."""
         for handle in command.handles:
             if getattr(handle, "destroyed", False):
-                raise InvalidStateError(f"{what}: a {type(handle).__name__} it uses was "
-                                        "destroyed")
+                raise handle.unusable_error(f"{what}: a {type(handle).__name__} it uses")
             owner = getattr(handle, "context", self.context)
             if owner is not self.context:
                 raise InvalidArgumentError(f"{what}: a {type(handle).__name__} it uses belongs "
