@@ -70,6 +70,7 @@ cdef extern from "vkdispatch/command_list.hpp" namespace "vkdispatch" nogil:
     cdef cppclass CommandList:
         CommandList(Context& context) except +raiseNativeError
         void record(unique_ptr[Command] command) except +raiseNativeError
+        bool tryRecord(unique_ptr[Command]& command) except +raiseNativeError
         size_t instanceSize() except +raiseNativeError
         size_t commandCount() except +raiseNativeError
         void reset() except +raiseNativeError

@@ -528,8 +528,8 @@ cdef class NativeCommandList:
     """Recorded commands (dispatches, buffer copies, fills and updates, barriers), submitted with
     per-instance push constants to one or all queues.
 
-    Every method may be called from any thread. Those that take the native list's lock release
-    the GIL while they wait for it: a submission holding the lock may need the GIL to log.
+    Every method may be called from any thread. None waits for the native list's lock while
+    holding the GIL: a submission holding the lock may need the GIL to log.
     """
     cdef NativeContext context
     cdef unique_ptr[cp.CommandList] ptr
@@ -561,8 +561,9 @@ cdef class NativeCommandList:
         """Hands ``command`` (just made with new) to the native list, which owns it from here."""
         cdef unique_ptr[cp.Command] owned
         owned.reset(command)
-        with nogil:
-            self.ptr.get().record(move(owned))
+        if not self.ptr.get().tryRecord(owned):  # busy: wait without the GIL
+            with nogil:
+                self.ptr.get().record(move(owned))
         _check_validation()
         return 0
 

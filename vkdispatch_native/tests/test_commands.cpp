@@ -320,3 +320,18 @@ TEST_F(Commands, StagingCopyRunsOnlyOnItsQueueAndWithinItsStaging) {
     other.queue_index = 1;
     EXPECT_THROW(upload.record(VK_NULL_HANDLE, other, nullptr), InvalidArgumentError);
 }
+
+TEST_F(Commands, TryRecordAppendsWhenTheListIsFree) {
+    Buffer a(context(), 64), b(context(), 64);
+    const auto words = randomWords(16, 31);
+    upload(a, words);
+    CommandList list(context());
+    auto copy = std::unique_ptr<Command>(new CopyBufferCommand(context(), b, a, 0, 0, 64));
+    ASSERT_TRUE(list.tryRecord(copy));
+    EXPECT_EQ(copy, nullptr);  // the list owns it now
+    EXPECT_EQ(list.commandCount(), 1u);
+    std::unique_ptr<Command> none;
+    EXPECT_THROW(list.tryRecord(none), InvalidArgumentError);
+    context().queue(0).wait(submitPlain(list));
+    EXPECT_EQ(download<uint32_t>(b, 16), words);
+}

@@ -52,6 +52,10 @@ public:
     /// until then and until submitted work has finished. Throws InvalidArgumentError for a
     /// command of another context.
     void record(std::unique_ptr<Command> command);
+    /// As record(), but returns false at once, leaving `command` untouched, when another thread
+    /// holds the list (a caller that must not block while holding a lock of its own, such as
+    /// Python's GIL, then retries with record() after releasing it).
+    bool tryRecord(std::unique_ptr<Command>& command);
     /// Appends a DispatchCommand (see dispatch_command.hpp for its errors).
     void recordDispatch(ComputePlan& plan, DescriptorSet& set, std::array<uint32_t, 3> blocks);
     /// Bytes of push-constant data one instance consumes (sum over the recorded commands).
@@ -85,6 +89,8 @@ private:
         std::vector<uint8_t> push_constants;
     };
 
+    void checkCommand(const Command* command) const;
+    void append(std::unique_ptr<Command> command);  // m_mutex held
     void checkSubmission(size_t size, uint32_t instance_count) const;
     std::vector<int> targetQueues(int queue_index) const;
     void recordCommands(VkCommandBuffer cb, int queue_index, const uint8_t* push_constants,

@@ -26,11 +26,27 @@ CommandList::~CommandList() {
             m_context.queue(static_cast<int>(q)).recycle(m_kept[q].cb, m_kept[q].last_use);
 }
 
-void CommandList::record(std::unique_ptr<Command> command) {
-    if (!command) throw InvalidArgumentError("command: expected a command, got none");
+void CommandList::checkCommand(const Command* command) const {
+    if (command == nullptr) throw InvalidArgumentError("command: expected a command, got none");
     if (&command->context() != &m_context)
         throw InvalidArgumentError("command: it belongs to another context than the command list");
+}
+
+void CommandList::record(std::unique_ptr<Command> command) {
+    checkCommand(command.get());
     std::lock_guard<std::mutex> lock(m_mutex);
+    append(std::move(command));
+}
+
+bool CommandList::tryRecord(std::unique_ptr<Command>& command) {
+    checkCommand(command.get());
+    std::unique_lock<std::mutex> lock(m_mutex, std::try_to_lock);
+    if (!lock.owns_lock()) return false;
+    append(std::move(command));
+    return true;
+}
+
+void CommandList::append(std::unique_ptr<Command> command) {
     m_push_constant_offsets.push_back(m_instance_size);
     m_instance_size += command->pushConstantSize();
     m_commands.push_back(std::move(command));
