@@ -580,10 +580,11 @@ cdef class NativeCommandList:
         self._check_open()
         plan._check_open()
         descriptor_set._check_open()
-        for axis, value in (("x", x), ("y", y), ("z", z)):
-            if value <= 0 or value > 0xFFFFFFFF:
-                _invalid(f"blocks: {axis} = {value} workgroups; expected 1 .. 2**32-1 (and at "
-                         f"most the device's maxComputeWorkGroupCount)")
+        if not (0 < x <= 0xFFFFFFFF and 0 < y <= 0xFFFFFFFF and 0 < z <= 0xFFFFFFFF):
+            for axis, value in (("x", x), ("y", y), ("z", z)):
+                if value <= 0 or value > 0xFFFFFFFF:
+                    _invalid(f"blocks: {axis} = {value} workgroups; expected 1 .. 2**32-1 (and "
+                             f"at most the device's maxComputeWorkGroupCount)")
         blocks[0] = x
         blocks[1] = y
         blocks[2] = z
