@@ -6,7 +6,7 @@ NATIVE_BUILD := build/native
 NATIVE_SOURCES := $(shell find vkdispatch_native -name '*.cpp' -o -name '*.hpp' -o -name '*.c' \
                     -o -name '*.pyx' -o -name '*.pxd' -o -name 'sources.txt')
 
-.PHONY: setup test test-native test-python test-python-debug test-slow demo bench docs clean
+.PHONY: setup test test-native test-python test-python-debug test-slow mutation demo bench docs clean
 
 setup: .setup-done vkdispatch/.native-built
 
@@ -34,14 +34,19 @@ test-native: setup
 	ctest --test-dir $(NATIVE_BUILD) --output-on-failure
 
 test-python: setup
-	$(VPY) -m pytest -q tests
+	VKDISPATCH_REQUIRE_DEVICE=1 $(VPY) -m pytest -q tests
 
 # The same suite with the Vulkan validation layers on: any validation error fails a test.
 test-python-debug: setup
-	VKDISPATCH_DEBUG=1 $(VPY) -m pytest -q tests/device tests/lifecycle
+	VKDISPATCH_REQUIRE_DEVICE=1 VKDISPATCH_DEBUG=1 $(VPY) -m pytest -q tests/device tests/lifecycle
 
 test-slow: setup
 	$(VPY) -m pytest -q -m slow tests
+
+# Deliberate bugs (tests/mutation/catalog.py), one at a time: each must make a test fail. Not in
+# `make test`: it edits the checkout while it runs and rebuilds the native tests per mutant.
+mutation: setup
+	$(VPY) tests/mutation/run.py
 
 demo: setup
 	$(VPY) examples/demo.py

@@ -2,10 +2,25 @@
 dependent dispatch, and a new kernel's first dispatch in a new process with a warm cache (the
 process's first kernel, which also sets up the immediate-mode graph, and a second one).
 
-Printed beside references from the same run: a raw C++ Vulkan submit-and-wait loop (in the
-native extension, no Python in the loop; waiting on its fence by blocking, and by polling) and,
-where torch with CUDA is installed, a tiny torch kernel launch + synchronize. Each figure is the
-median of --repeats interleaved measurements (hosts drift by tens of percent within a minute).
+Each row names what its ratio compares (vkdispatch / reference, both measured in this run):
+
+* immediate call + wait (``increment(buf, 1.0)`` + ``vd.queue_wait_idle()``; on a GPU the wait
+  polls the queue's timeline for up to 10 ms before blocking, on a CPU device it blocks), against
+  a raw C++ Vulkan loop in the native extension (no Python in it) submitting one recorded
+  dispatch and waiting on its fence: first by polling the fence (the like-for-like reference on
+  a GPU: both poll), then blocking in vkWaitForFences (like for like on a CPU device; on NVIDIA
+  the blocking wait wakes tens of us after the GPU finishes, so this ratio flatters vkdispatch
+  there), and, where torch with CUDA is installed, a tiny torch kernel launch + synchronize;
+* graph replay per dependent dispatch (a recorded graph of --iterations dependent dispatches,
+  resubmitted + waited, over --iterations), against the raw C++ loop's pre-recorded chain of as
+  many dependent dispatches, one submit + blocking wait, over their count (like for like: the
+  wait is amortised over the chain in both);
+* the first submit of a recorded graph per dispatch (uniform upload + command-buffer recording
+  + submit + wait), against the same raw chain, which records nothing in its timed submit: the
+  ratio is the one-off cost of a new recording, not a like-for-like comparison.
+
+Graph recording per call and the new-kernel times have no reference. Each figure is the median
+of --repeats interleaved measurements (hosts drift by tens of percent within a minute).
 
     python benchmarks/dispatch.py [--iterations 2000] [--repeats 5]
 """
@@ -23,6 +38,8 @@ import numpy as np
 import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, f32
+
+CPU_DEVICE_TYPE = 4  # DeviceInfo.device_type of a CPU device (lavapipe): its waits never poll
 
 
 @vd.shader("buf.size", local_size=(64, 1, 1))
@@ -105,7 +122,9 @@ def new_kernel_ms(runs: int = 5) -> tuple[float, float]:
     return statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
 
 
-def torch_launch_us(iterations: int):
+def torch_launch(iterations: int):
+    """A measurement of a tiny torch kernel launch + synchronize (us), or None without torch
+    and CUDA."""
     try:
         import torch
     except ImportError:
@@ -117,7 +136,7 @@ def torch_launch_us(iterations: int):
     def launch():
         x.add_(1.0)
         torch.cuda.synchronize()
-    return microseconds(launch, iterations)
+    return lambda: microseconds(launch, iterations)
 
 
 def main() -> None:
@@ -129,40 +148,56 @@ def main() -> None:
     native = context.native_module
     buf = vd.asbuffer(np.zeros(256, dtype=np.float32))
     n = args.iterations
-    samples: dict[str, list[float]] = {}
+    measures = {
+        "raw": lambda: native.raw_submit_wait_us(context.native, n),
+        "raw_poll": lambda: native.raw_submit_wait_us(context.native, n, True),
+        "immediate": lambda: immediate_us(buf, n),
+        "record": lambda: record_us(buf, n),
+        "replay": lambda: replay_us(buf, n),
+        "raw_replay": lambda: native.raw_dependent_dispatch_us(context.native, n),
+    }
+    torch_measure = torch_launch(n)
+    if torch_measure is not None:
+        measures["torch"] = torch_measure
+    samples: dict[str, list] = {name: [] for name in measures}
     for _ in range(args.repeats):
-        for name, measure in (
-                ("raw", lambda: native.raw_submit_wait_us(context.native, n)),
-                ("raw_poll", lambda: native.raw_submit_wait_us(context.native, n, True)),
-                ("immediate", lambda: immediate_us(buf, n)),
-                ("record", lambda: record_us(buf, n)),
-                ("replay", lambda: replay_us(buf, n)),
-                ("raw_replay", lambda: native.raw_dependent_dispatch_us(context.native, n))):
-            samples.setdefault(name, []).append(measure())
+        for name, measure in measures.items():
+            samples[name].append(measure())
     samples["first_submit"], samples["replay"] = zip(*samples["replay"])
     fig = {name: statistics.median(values) for name, values in samples.items()}
-    # immediate: warm-up + n calls; replay: three submits of n dispatches (recording runs none)
-    assert buf.read(0)[0] == args.repeats * (1 + 4 * n), "a dispatch was lost"
+    # Each measurement adds 1 to every element: immediate, warm-up + n calls; replay, three
+    # submits of n dispatches (recording runs none). Exact while the total stays below 2^24.
+    np.testing.assert_array_equal(buf.read(0), np.full(256, args.repeats * (1 + 4 * n),
+                                                       np.float32),
+                                  err_msg="a dispatch was lost or repeated")
     first_kernel, second_kernel = new_kernel_ms()
-    immediate = fig["immediate"]
-    # (figure, our value shown, our value compared, reference, reference label); a row with an
-    # empty figure is a further reference for the row above it.
+    torch_us = fig.get("torch")
+    immediate, replay, first_submit = fig["immediate"], fig["replay"], fig["first_submit"]
+    cpu_device = context.device_infos[0].device_type == CPU_DEVICE_TYPE
+    fair_poll, fair_block = ("", " [like for like]") if cpu_device else (" [like for like]", "")
+    # (figure, our value shown, our value compared, reference, what the reference is); a row with
+    # an empty figure is a further reference for the figure above it.
     rows = [
-        ("immediate call + wait (us)", immediate, immediate, fig["raw"], "raw C++ submit+wait"),
-        ("", None, immediate, fig["raw_poll"], "raw C++ submit+polling wait"),
-        ("graph record per call (us)", fig["record"], None, None, ""),
-        ("graph replay per dependent dispatch (us)", fig["replay"], fig["replay"],
-         fig["raw_replay"], "raw C++ dependent dispatches, one submit"),
-        ("graph first submit per dispatch (us)", fig["first_submit"], fig["first_submit"],
-         fig["raw_replay"], "(same)"),
-        ("new kernel, warm cache, new process (ms)", first_kernel, None, None, ""),
-        ("another new kernel in that process (ms)", second_kernel, None, None, ""),
+        ("immediate call + wait (us)", immediate, immediate, fig["raw_poll"],
+         "raw C++ submit + polled fence wait, 1 dispatch" + fair_poll),
+        ("", None, immediate, fig["raw"],
+         "raw C++ submit + blocking fence wait (vkWaitForFences)" + fair_block),
     ]
-    torch_us = torch_launch_us(n)
     if torch_us is not None:
-        rows.append(("", None, immediate, torch_us, "torch tiny kernel launch + sync"))
+        rows.append(("", None, immediate, torch_us, "torch tiny kernel launch + synchronize"))
+    rows += [
+        ("graph record per call (us)", fig["record"], None, None, "host time, no reference"),
+        ("graph replay per dependent dispatch (us)", replay, replay, fig["raw_replay"],
+         f"raw C++ chain of {n} dependent dispatches, one submit + blocking wait, per "
+         "dispatch [like for like]"),
+        ("graph first submit per dispatch (us)", first_submit, first_submit, fig["raw_replay"],
+         "the same raw chain (pre-recorded: ours also uploads and records)"),
+        ("new kernel, warm cache, new process (ms)", first_kernel, None, None, "no reference"),
+        ("another new kernel in that process (ms)", second_kernel, None, None, "no reference"),
+    ]
     print(f"device: {context.device_infos[0].device_name}")
-    header = f"{'figure':<42} | {'vkdispatch':>10} | {'reference':>10} | {'ratio':>6} | reference"
+    header = (f"{'figure':<42} | {'vkdispatch':>10} | {'reference':>10} | {'ratio':>6} | "
+              "reference: what vkdispatch is compared with")
     print(header)
     print("-" * len(header))
     for name, shown, compared, ref, label in rows:
@@ -171,7 +206,18 @@ def main() -> None:
         ratio = f"{compared / ref:6.2f}" if ref else f"{'-':>6}"
         print(f"{name:<42} | {ours_text} | {ref_text} | {ratio} | {label}")
     print("\nratio = vkdispatch / reference (below 1: vkdispatch is faster)")
-
+    polled, blocking = immediate / fig["raw_poll"], immediate / fig["raw"]
+    if cpu_device:
+        print(f"like for like, immediate call + wait: {blocking:.2f} against the blocking raw "
+              "loop (on a CPU device vkdispatch's wait blocks too); the polled raw loop's "
+              f"{polled:.2f} is not (it spins on cores the device's work runs on)")
+    else:
+        print(f"like for like, immediate call + wait: {polled:.2f} against the polled raw loop "
+              "(vkdispatch's wait polls too, for up to 10 ms); the blocking raw loop's "
+              f"{blocking:.2f} is not (it adds the driver's wake-up latency to the reference)")
+    print(f"like for like, graph replay: {replay / fig['raw_replay']:.2f} (both one submission "
+          "of dependent dispatches, the wait amortised); the first-submit ratio is a one-off "
+          "recording cost")
 
 if __name__ == "__main__":
     main()

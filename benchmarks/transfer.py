@@ -3,9 +3,13 @@
 For each size, prints upload (numpy -> buffer, until the device has the data) and download
 (buffer -> numpy: ``read(0, out=array)`` into existing memory, and ``read(0)`` into a new array,
 which also pays the kernel's first-touch page faults) in GB/s, next to references measured in
-the same run: a host
-memcpy of the same bytes (the ceiling of any copy through host memory) and, where torch with
-CUDA is installed, ``tensor.cuda()`` / ``tensor.cpu()`` from pageable and from pinned memory.
+the same run: a host memcpy of the same bytes (the ceiling of any copy through host memory) and,
+where torch with CUDA is installed, ``tensor.cuda()`` / ``tensor.cpu()`` from pageable memory
+and ``copy_`` from and into pinned memory. The ratios are vkdispatch's upload and download
+into existing memory over each reference's. Each figure is the median of --repeats
+measurements taken in turn with the others (every method and direction once per round; hosts
+drift within a minute). After the timed runs, both downloads are checked against the uploaded
+data.
 
     python benchmarks/transfer.py [--sizes-mib 1 4 16 64 256] [--repeats 5]
 """
@@ -21,16 +25,6 @@ import numpy as np
 import vkdispatch as vd
 
 
-def best_seconds(action: Callable[[], object], repeats: int) -> float:
-    action()  # warm-up: first-touch page faults, staging allocation
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def torch_cuda():
     try:
         import torch
@@ -39,40 +33,71 @@ def torch_cuda():
     return torch if torch.cuda.is_available() else None
 
 
+def interleaved_seconds(actions: dict[str, Callable[[], object]],
+                        repeats: int) -> dict[str, float]:
+    """Median seconds of each action over ``repeats`` rounds, each round timing every action
+    once, in turn (after one untimed warm-up of each: first-touch page faults, staging)."""
+    for action in actions.values():
+        action()
+    times: dict[str, list[float]] = {name: [] for name in actions}
+    for _ in range(repeats):
+        for name, action in actions.items():
+            start = time.perf_counter()
+            action()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def measure(size: int, repeats: int, torch) -> dict[str, tuple[float, float]]:
     """GB/s (upload, download) per method for ``size`` bytes."""
     host = np.random.default_rng(0).standard_normal(size // 4).astype(np.float32)
     buffer = vd.Buffer(host.shape, vd.float32)
+    out, scratch = np.empty_like(host), np.empty_like(host)
 
     def upload():
         buffer.write(host)
         vd.queue_wait_idle()
 
-    out = np.empty_like(host)
-    upload_s = best_seconds(upload, repeats)
-    results = {"vkdispatch": (upload_s, best_seconds(lambda: buffer.read(0, out=out), repeats)),
-               "vkd new array": (upload_s, best_seconds(lambda: buffer.read(0), repeats))}
-    buffer.write(host)
-    assert np.array_equal(buffer.read(0), host), "transfer returned different data"
-    scratch = np.empty_like(host)
-    memcpy = best_seconds(lambda: np.copyto(scratch, host), repeats)
-    results["host memcpy"] = (memcpy, memcpy)
+    # (method, direction) -> action; "vkd new array" uploads as "vkdispatch" does.
+    actions = {("vkdispatch", "up"): upload,
+               ("vkdispatch", "down"): lambda: buffer.read(0, out=out),
+               ("vkd new array", "down"): lambda: buffer.read(0),
+               ("host memcpy", "copy"): lambda: np.copyto(scratch, host)}
     if torch is not None:
         pageable = torch.from_numpy(host)
         pinned = pageable.pin_memory()
         device = pageable.cuda()
+        pinned_out = torch.empty_like(pinned).pin_memory()
 
-        def timed(fn):
+        def synced(fn):
             def run():
                 fn()
                 torch.cuda.synchronize()
-            return best_seconds(run, repeats)
+            return run
 
-        results["torch pageable"] = (timed(lambda: pageable.cuda()), timed(lambda: device.cpu()))
-        pinned_out = torch.empty_like(pinned).pin_memory()
-        results["torch pinned"] = (timed(lambda: device.copy_(pinned, non_blocking=True)),
-                                   timed(lambda: pinned_out.copy_(device, non_blocking=True)))
+        actions.update({
+            ("torch pageable", "up"): synced(lambda: pageable.cuda()),
+            ("torch pageable", "down"): synced(lambda: device.cpu()),
+            ("torch pinned", "up"): synced(lambda: device.copy_(pinned, non_blocking=True)),
+            ("torch pinned", "down"): synced(
+                lambda: pinned_out.copy_(device, non_blocking=True)),
+        })
+    seconds = interleaved_seconds(actions, repeats)
+
+    # The downloads must bring back what was uploaded (the buffer still holds it).
+    assert np.array_equal(out, host), "read(0, out=) returned different data"
+    assert np.array_equal(buffer.read(0), host), "read(0) returned different data"
+    if torch is not None:
+        assert np.array_equal(pinned_out.numpy(), host), "torch pinned copy: different data"
     buffer.destroy()
+
+    results = {"vkdispatch": (seconds[("vkdispatch", "up")], seconds[("vkdispatch", "down")]),
+               "vkd new array": (seconds[("vkdispatch", "up")],
+                                 seconds[("vkd new array", "down")]),
+               "host memcpy": (seconds[("host memcpy", "copy")],) * 2}
+    if torch is not None:
+        for name in ("torch pageable", "torch pinned"):
+            results[name] = (seconds[(name, "up")], seconds[(name, "down")])
     return {name: (size / up / 1e9, size / down / 1e9) for name, (up, down) in results.items()}
 
 
@@ -97,8 +122,8 @@ def main() -> None:
             ratio_down = "" if ours else f"{ours_down / down:10.2f}"
             print(f"{mib:>8} | {name:<15} | {up:11.2f} | {down:13.2f} | {ratio_up:>8} | "
                   f"{ratio_down:>10}")
-    print("\nratio = vkdispatch (read into existing memory) / reference (above 1: vkdispatch is "
-          "faster)")
+    print("\nratio = vkdispatch / reference: upload, and download into existing memory (above 1: "
+          "vkdispatch is faster)")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,9 @@
 Set ``VKDISPATCH_DEBUG=1`` to run the suite with the Khronos validation layer: any validation
 error then raises inside the call that caused it, and any ERROR record of the ``vkdispatch``
 logger fails the test that emitted it.
+
+Without a usable Vulkan device the tests that need one are skipped, unless
+``VKDISPATCH_REQUIRE_DEVICE=1`` (set by the Makefile's test targets): they then fail.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import zlib
 
 import numpy as np
 import pytest
+from helpers import device_missing
 
 import vkdispatch as vd
 
@@ -46,9 +50,9 @@ def context():
         vd.initialize(debug_mode=DEBUG)
         ctx = vd.make_context()
     except vd.BackendUnavailableError as error:
-        pytest.skip(f"Vulkan unavailable: {error}")
+        device_missing(f"Vulkan unavailable: {error}")
     except RuntimeError as error:
-        pytest.skip(f"no usable Vulkan device: {error}")
+        device_missing(f"no usable Vulkan device: {error}")
     return ctx
 
 

@@ -1,7 +1,23 @@
 """Helpers shared by the test suites (imported as ``helpers``; tests/ is on sys.path)."""
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from typing import NoReturn
+
 import numpy as np
+import pytest
+
+REQUIRE_DEVICE = "VKDISPATCH_REQUIRE_DEVICE"
+
+
+def device_missing(reason: str, environ: Mapping[str, str] = os.environ) -> NoReturn:
+    """Ends a test that needs a Vulkan device when none is usable: skips it, or fails it when
+    ``VKDISPATCH_REQUIRE_DEVICE`` is set (not ``0``), as in CI, where lavapipe must be there."""
+    if environ.get(REQUIRE_DEVICE, "") not in ("", "0"):
+        pytest.fail(f"{reason} ({REQUIRE_DEVICE}={environ[REQUIRE_DEVICE]}: the device tests "
+                    "must run)", pytrace=False)
+    pytest.skip(reason)
 
 
 def random_array(rng: np.random.Generator, shape, np_dtype) -> np.ndarray:

@@ -148,21 +148,14 @@ def test_select_queue_families_default_follows_reference_rule(context):
         assert vd.select_queue_families(index, None) == families
 
 
-@pytest.mark.parametrize("count", [1, 2, 3])
-def test_select_queue_families_explicit_count_gives_that_many_or_value_error(context, rng, count):
+@pytest.mark.parametrize("count", [1, 2, 3, 5])
+def test_select_queue_families_explicit_count_gives_that_many_even_beyond_hardware(context, rng,
+                                                                                  count):
+    # More queues than a family has are allowed: they share its hardware queues
+    # (tests/device/test_multi_queue.py runs such contexts).
     device = context.device_ids[0]
     info = vd.get_devices()[device]
-    expected = expected_families(info, count)
-    short = [f for f in set(expected) if expected.count(f) > info.queue_properties[f][0]]
-    if not short:
-        assert vd.select_queue_families(device, count) == expected
-    else:  # more queues than the family has: refused with both counts named
-        with pytest.raises(ValueError, match="queue_families") as caught:
-            vd.select_queue_families(device, count)
-        assert isinstance(caught.value, errors.InvalidArgumentError)
-        message = str(caught.value)
-        assert str(expected.count(short[0])) in message
-        assert str(info.queue_properties[short[0]][0]) in message
+    assert vd.select_queue_families(device, count) == expected_families(info, count)
     assert_roundtrip(rng)
 
 
@@ -203,12 +196,12 @@ def test_queue_wait_idle_all_and_each_queue_returns_after_work(context, rng):
 def test_queue_wait_idle_out_of_range_raises_index_error(context, rng, where):
     count = context.queue_count
     index = {"count": count, "count+1": count + 1, "minus-one": -1}[where]
-    with pytest.raises(IndexError) as caught:
+    with pytest.raises(IndexError, match=f"^queue_index must be between 0 and {count - 1} "
+                                         rf"\(inclusive\) or None for all queues, got {index}$"
+                       ) as caught:
         vd.queue_wait_idle(index)
     assert isinstance(caught.value, errors.IndexOutOfRangeError)
     assert isinstance(caught.value, ValueError)
-    message = str(caught.value)
-    assert "queue_index" in message and str(context.queue_count - 1) in message
     assert_roundtrip(rng)
 
 

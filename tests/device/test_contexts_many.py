@@ -222,7 +222,7 @@ def test_context_with_blocks_nest_and_restore_previous_context(context, other, r
             buffer = vd.asbuffer(random_array(rng, (N,), np.float32))
         assert vd.get_context() is context and vd.get_context_handle() == context._handle
         assert buffer.context is other
-        with pytest.raises(KeyError):
+        with pytest.raises(KeyError, match="inside"):
             with third:
                 raise KeyError("inside")
         assert vd.get_context() is context  # restored by an exception too

@@ -84,29 +84,48 @@ def test_native_axpy_matches_numpy(context, native, rng):
         obj.close()
 
 
-def test_native_thousand_dependent_dispatches_count_exactly(context, native):
-    n = 300
-    data = vd.Buffer((n,), vd.uint32)
-    data.write(np.zeros(n, np.uint32))
-    plan = native.NativeComputePlan(context._native, compile_spirv(native, INCREMENT, "inc"),
+@pytest.fixture
+def multi_queue_context(context):
+    """A context of three queues (sharing the hardware queues where the device has fewer, as
+    lavapipe does), closed after the test."""
+    created = vd.create_context(device_ids=context.device_ids[:1], queue_counts=3)
+    yield created
+    created.close()
+
+
+def test_native_thousand_dependent_dispatches_count_exactly(multi_queue_context, native, rng):
+    ctx, n = multi_queue_context, 300
+    start = rng.integers(0, 2**32 - 3000, n, dtype=np.uint32)   # + 3000 cannot wrap
+    with ctx:
+        data = vd.Buffer((n,), vd.uint32)
+    data.write(start)
+    plan = native.NativeComputePlan(ctx._native, compile_spirv(native, INCREMENT, "inc"),
                                     [STORAGE], 4, "inc")
     dset = native.NativeDescriptorSet(plan)
     dset.bind_buffer(0, data._native)
-    commands = native.NativeCommandList(context._native)
+    commands = native.NativeCommandList(ctx._native)
     for _ in range(1000):
         commands.record_dispatch(plan, dset, (n + 63) // 64, 1, 1)
     assert commands.instance_size == 4000
     commands.submit(struct.pack("<I", n) * 1000)
-    for q in range(context.queue_count):
-        np.testing.assert_array_equal(data.read(q), np.full(n, 1000, np.uint32))
+    for q in range(ctx.queue_count):
+        np.testing.assert_array_equal(data.read(q), start + 1000)
 
-    # The same list replayed as 2 instances on the least busy queue adds 2000 there.
-    commands.submit(struct.pack("<I", n) * 2000, instance_count=2, queue_index=-1)
-    context.wait_idle()
-    totals = sorted(int(data.read(q)[0]) for q in range(context.queue_count))
-    assert totals[-1] == 3000 and all(t in (1000, 3000) for t in totals)
+    # The same list replayed as 2 instances on the least busy queue adds 2000 on that queue's
+    # replica only: the one queue whose timeline moved to the value the submit returned.
+    queues = range(ctx.queue_count)
+    before = [ctx._native.submitted_value(q) for q in queues]
+    value = commands.submit(struct.pack("<I", n) * 2000, instance_count=2, queue_index=-1)
+    after = [ctx._native.submitted_value(q) for q in queues]
+    moved = [q for q in queues if after[q] != before[q]]
+    assert len(moved) == 1 and after[moved[0]] == value, (before, after, value)
+    ctx.wait_idle()
+    for q in queues:
+        np.testing.assert_array_equal(data.read(q), start + (3000 if q == moved[0] else 1000),
+                                      err_msg=f"replica {q} (least busy queue: {moved[0]})")
     for obj in (commands, dset, plan):
         obj.close()
+    data.destroy()
 
 
 def test_native_pipeline_cache_round_trip(context, native, tmp_path):
@@ -133,7 +152,7 @@ def test_native_compute_errors_raise_value_and_index_errors(context, native):
     with pytest.raises(ValueError, match=str(limit)):
         native.NativeComputePlan(context._native, spirv, [STORAGE, STORAGE, UNIFORM], limit + 4,
                                  "axpy")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^pc_size: .* of 'axpy' must be >= 0, got -1$"):
         native.NativeComputePlan(context._native, spirv, [STORAGE, STORAGE, UNIFORM], -1, "axpy")
 
     plan = make_axpy(native, context)
@@ -145,7 +164,7 @@ def test_native_compute_errors_raise_value_and_index_errors(context, native):
         dset.bind_buffer(3, buffer._native)
     with pytest.raises(ValueError, match="range"):
         dset.bind_buffer(0, buffer._native, 0, 1025)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^binding 0 of 'axpy': offset must be >= 0, got -4$"):
         dset.bind_buffer(0, buffer._native, -4)
 
     commands = native.NativeCommandList(context._native)
@@ -162,11 +181,11 @@ def test_native_compute_errors_raise_value_and_index_errors(context, native):
     dset.bind_buffer(2, buffer._native, 0, 8, uniform=True, write=False)
     with pytest.raises(ValueError, match="8.*4"):
         commands.submit(b"\0" * 4, instance_count=2)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^instance_count: expected at least 1, got 0$"):
         commands.submit(b"\0" * 4, instance_count=0)
     with pytest.raises(IndexError, match=str(context.queue_count)):
         commands.submit(b"\0" * 4, queue_index=context.queue_count)
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match=r"^queue_index: -3 is neither a queue nor -1 \("):
         commands.submit(b"\0" * 4, queue_index=-3)
     assert commands.submit(b"\0" * 4, queue_index=0) > 0
     context.wait_idle()

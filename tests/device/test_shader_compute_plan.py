@@ -76,8 +76,8 @@ def test_hand_written_axpy_replays_instances_with_their_push_constants(context, 
     for b in bs:
         expected = np.float32(a) * x + expected + b
     np.testing.assert_allclose(ybuf.read(0), expected, rtol=1e-5, atol=1e-5)
-    with pytest.raises(ValueError):
-        commands.submit(b"\0" * 6)           # not a multiple of the instance size
+    with pytest.raises(ValueError, match=r"multiple of the instance size \(4\), got 6"):
+        commands.submit(b"\0" * 6)
     for handle in (commands, descriptors, plan):
         handle.destroy()
 
@@ -127,15 +127,16 @@ def test_plan_and_dispatch_argument_errors_raise_value_error(context, rng):
     limit = context.max_workgroup_count[0]
     with pytest.raises(ValueError, match=str(limit)):
         commands.record_compute_plan(plan, descriptors, (limit + 1, 1, 1))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^blocks: x = 0 workgroups; expected 1 \.\. "):
         commands.record_compute_plan(plan, descriptors, (0, 1, 1))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^blocks must have 3 entries, got 2$"):
         commands.record_compute_plan(plan, descriptors, (1, 1))
     with pytest.raises(ValueError, match="Data or instance count"):
         commands.submit()
     with pytest.raises(ValueError, match="product"):
         commands.submit(struct.pack("<f", 1.0), instance_count=2)
-    with pytest.raises((IndexError, ValueError)):
+    with pytest.raises(IndexError, match=f"^queue_index: queue {context.queue_count} does not "
+                                         rf"exist \(valid: 0\.\.{context.queue_count - 1}\)"):
         commands.submit(struct.pack("<f", 1.0), queue_index=context.queue_count)
     commands.submit(struct.pack("<f", 2.0))           # still records exactly one dispatch
     np.testing.assert_allclose(ybuf.read(0), x + y + 2, rtol=1e-6, atol=1e-6)

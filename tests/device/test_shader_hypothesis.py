@@ -15,7 +15,8 @@ Only operations that numpy evaluates the same way are generated:
   exactly with numpy int32 (both wrap modulo 2**32). Non-negative int literals are uint32 in
   the DSL and promote to int32 with an int32 operand, so they are kept below 2**31.
 
-Every node holds at least one shader value (``x``, ``y`` or the uniform ``c``).
+Every node holds at least one shader value (``x``, ``y`` or the uniform ``c``); binary nodes
+put a literal on the left (``1.5 - x``, the reflected operators) as often as on the right.
 """
 
 import operator
@@ -46,20 +47,24 @@ INT_LITERALS = st.one_of(st.integers(-9, 9),
 # -- strategies: ("var", name) | ("lit", v) | ("bin", op, a, b) | ("call", fn, a, b)
 #    | ("unary", "-"|"abs", a) | ("div", a, d) ------------------------------------------------------
 
+def operand_pairs(children, literals):
+    """``(left, right)`` of a binary node: value op value, value op literal and literal op value
+    about equally often, so the reflected operators (``1.5 - x`` is ``x.__rsub__(1.5)``) are
+    exercised as much as the plain ones."""
+    literal_nodes = literals.map(lambda value: ("lit", value))
+    return st.one_of(st.tuples(children, children), st.tuples(children, literal_nodes),
+                     st.tuples(literal_nodes, children))
+
+
 def _expressions(binary_ops, literals, calls, unary, with_division):
     leaves = st.sampled_from(["x", "y", "c"]).map(lambda name: ("var", name))
 
     def level(children):
-        operand = st.one_of(children, literals.map(lambda value: ("lit", value)))
-
-        def ordered(head, a, b, swap):
-            return (*head, b, a) if swap else (*head, a, b)
-
+        pairs = operand_pairs(children, literals)
         options = [
-            st.builds(ordered, st.sampled_from(sorted(binary_ops)).map(lambda op: ("bin", op)),
-                      children, operand, st.booleans()),
-            st.builds(ordered, st.sampled_from(calls).map(lambda fn: ("call", fn)),
-                      children, operand, st.booleans()),
+            st.builds(lambda op, pair: ("bin", op, *pair), st.sampled_from(sorted(binary_ops)),
+                      pairs),
+            st.builds(lambda fn, pair: ("call", fn, *pair), st.sampled_from(calls), pairs),
             st.builds(lambda op, a: ("unary", op, a), st.sampled_from(unary), children),
         ]
         if with_division:

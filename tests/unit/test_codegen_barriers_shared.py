@@ -1,6 +1,8 @@
 """Barrier statements and shared memory (reference 11.13, 11.16, COMPAT)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import vkdispatch.codegen as vc
@@ -84,10 +86,13 @@ def test_shared_buffer_constant_index_out_of_range_raises():
         trace(lambda: vc.shared_buffer(dt.float32, 4)[4])
 
 
-@pytest.mark.parametrize("var_type, size, error", [
-    (float, 4, TypeError), (dt.float32, 0, ValueError), (dt.float32, 2.5, ValueError)])
-def test_shared_buffer_argument_checks(var_type, size, error):
-    with pytest.raises(error):
+@pytest.mark.parametrize("var_type, size, error, message", [
+    (float, 4, TypeError, "var_type must be a vkdispatch dtype, got <class 'float'>"),
+    (dt.float32, 0, ValueError, "size must be a positive int, got 0"),
+    (dt.float32, 2.5, ValueError, "size must be a positive int, got 2.5"),
+], ids=["float-type", "size-0", "size-2.5"])
+def test_shared_buffer_argument_checks(var_type, size, error, message):
+    with pytest.raises(error, match=re.escape(message)):
         trace(lambda: vc.shared_buffer(var_type, size))
 
 

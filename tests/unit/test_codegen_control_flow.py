@@ -149,7 +149,7 @@ def test_statements_after_an_exception_in_a_block_are_not_emitted():
             out[0] = 1.0
             raise KeyError("stop")
 
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="stop"):
         trace(body, Buff[f32])
 
 

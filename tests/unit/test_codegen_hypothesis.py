@@ -5,8 +5,9 @@ promotion rules predicts (reference 11.6 with the COMPAT fixes).
 The model: literals are uint32 (ints >= 0), int32 (negative ints) or float32; ``+ - *``,
 ``min``/``max``/``clamp``, bitwise operators, ``//`` and ``%`` give the higher of
 uint32 < int32 < float32; ``/``, ``sin``/``exp``/... and ``pow`` give float32; ``abs``,
-unary minus and ``x ** k`` (k = 0..4) keep the type; ``x ** -k`` is float32; comparisons are
-booleans; ``//``, ``%`` and bitwise operators need integers; booleans are not numbers.
+unary minus and ``x ** k`` (k = 0..4) keep the type; ``x ** -k`` and ``k ** x`` are float32;
+comparisons are booleans; ``//``, ``%`` and bitwise operators need integers; booleans are not
+numbers. Literals appear on either side of binary operators about equally often.
 Every traced expression is also checked to be typed by GLSL exactly as labelled.
 """
 from __future__ import annotations
@@ -63,6 +64,9 @@ def model(node):
     if kind == "unary":
         inner = model(node[2])
         return ERROR if inner in (ERROR, BOOL) else inner
+    if kind == "rpow":  # literal ** value: pow() of floats
+        exponent = model(node[2])
+        return ERROR if exponent in (ERROR, BOOL) else F32
     if kind == "pow":
         base = model(node[1])
         if base in (ERROR, BOOL):
@@ -105,6 +109,8 @@ def build(node, env):
         return -value if node[1] == "-" else abs(value)
     if kind == "pow":
         return build(node[1], env) ** node[2]
+    if kind == "rpow":
+        return node[1] ** build(node[2], env)
     args = [build(child, env) for child in node[2:]]
     if kind == "bin":
         return BINARY[node[1]](*args)
@@ -120,31 +126,37 @@ leaves = st.sampled_from(sorted(VARIABLES)).map(lambda name: ("var", name))
 
 
 def _extend(children):
-    operand = st.one_of(children, literals.map(lambda value: ("lit", value)))
-
-    def binary(op, left, right, swap):
-        return ("bin", op, right, left) if swap else ("bin", op, left, right)
-
-    def call(name, first, rest, swap):
-        args = [first, *rest]
-        if swap and len(args) > 1:
-            args[0], args[1] = args[1], args[0]
-        return ("call", name, *args)
+    literal_nodes = literals.map(lambda value: ("lit", value))
+    operand = st.one_of(children, literal_nodes)
+    # value op value, value op literal and literal op value about equally often: the literal
+    # on the left goes through the reflected operators (__rsub__, __rfloordiv__, ...).
+    pairs = st.one_of(st.tuples(children, children), st.tuples(children, literal_nodes),
+                      st.tuples(literal_nodes, children))
 
     def calls(table):
-        return st.sampled_from(sorted(table)).flatmap(lambda name: st.builds(
-            call, st.just(name), children,
-            st.lists(operand, min_size=table[name] - 1, max_size=table[name] - 1),
-            st.booleans()))
+        def arguments(name):
+            count = table[name]
+            if count == 1:
+                return st.tuples(children)
+            return st.builds(lambda pair, rest: (*pair, *rest), pairs,
+                             st.lists(operand, min_size=count - 2, max_size=count - 2))
+
+        return st.sampled_from(sorted(table)).flatmap(
+            lambda name: arguments(name).map(lambda args: ("call", name, *args)))
 
     # Float results absorb everything above them, so integer-preserving nodes are favoured.
-    binaries = st.builds(binary, st.sampled_from(sorted(BINARY)), children, operand,
-                         st.booleans())
+    # (st.one_of drops repeated equal branches, so a weight is spelled as distinct branches.)
+    binaries = [st.builds(lambda op, pair: ("bin", op, *pair), st.sampled_from(sorted(group)),
+                          pairs) for group in (ARITHMETIC, INTEGER_ONLY, COMPARISONS)]
+    keeping = [calls({name: KEEPING_CALLS[name] for name in group})
+               for group in (("min", "max"), ("clamp", "abs"))]
     return st.one_of(
-        binaries, binaries, binaries, calls(KEEPING_CALLS), calls(KEEPING_CALLS),
+        *binaries, *keeping,
         st.builds(lambda op, x: ("unary", op, x), st.sampled_from(["-", "abs"]), children),
         st.builds(lambda x, k: ("pow", x, k), children,
                   st.sampled_from([0, 1, 2, 3, 4, -1, -2, 5, 0.5, 2.5])),
+        st.builds(lambda base, x: ("rpow", base, x), st.sampled_from([2, 3, 0.5, 1.5]),
+                  children),
         calls(FLOATING_CALLS))
 
 
@@ -192,3 +204,6 @@ def test_the_model_agrees_with_hand_written_cases():
     assert model(("call", "min", ("var", "u"), ("lit", 3))) is U32
     assert model(("pow", ("var", "i"), 2)) is I32
     assert model(("pow", ("var", "i"), -2)) is F32
+    assert model(("rpow", 3, ("var", "u"))) is F32
+    assert model(("bin", "-", ("lit", 5), ("var", "u"))) is U32
+    assert model(("bin", "//", ("lit", 7), ("var", "f"))) == ERROR

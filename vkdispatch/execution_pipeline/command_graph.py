@@ -300,7 +300,7 @@ class CommandGraph(CommandList, DispatchTarget):
     @staticmethod
     def _write_pc(data: np.ndarray, offset: int, element, value, instance_count: int) -> int:
         """Writes one member for every instance: one value for all, or one per instance."""
-        what = f"Var '{element.name}'"
+        what = "Var"  # the packer adds the member's name
         width = element.dtype.item_size * element.count
         single = math.prod(element.dtype.numpy_shape) * element.count
         array = np.asarray(value)

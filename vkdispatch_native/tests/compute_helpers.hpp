@@ -27,15 +27,26 @@ inline std::vector<uint32_t> compileOrFail(const std::string& glsl, const std::s
 }
 
 template <typename T>
+void upload(TransferEngine& engine, Buffer& buffer, const std::vector<T>& values) {
+    engine.write(buffer, values.data(), values.size() * sizeof(T), 0, -1);
+}
+
+template <typename T>
 void upload(Buffer& buffer, const std::vector<T>& values) {
-    transfers().write(buffer, values.data(), values.size() * sizeof(T), 0, -1);
+    upload(transfers(), buffer, values);
+}
+
+template <typename T>
+std::vector<T> download(TransferEngine& engine, Buffer& buffer, size_t count,
+                        int queue_index = 0) {
+    std::vector<T> out(count);
+    engine.read(buffer, out.data(), count * sizeof(T), 0, queue_index);
+    return out;
 }
 
 template <typename T>
 std::vector<T> download(Buffer& buffer, size_t count, int queue_index = 0) {
-    std::vector<T> out(count);
-    transfers().read(buffer, out.data(), count * sizeof(T), 0, queue_index);
-    return out;
+    return download<T>(transfers(), buffer, count, queue_index);
 }
 
 template <typename T>

@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "buffer_kernels.hpp"
 #include "compute_helpers.hpp"
 #include "vkdispatch/barrier_command.hpp"
 #include "vkdispatch/buffer_commands.hpp"
@@ -22,20 +23,13 @@
 using namespace vkdispatch;
 using test::context;
 using test::download;
+using test::groupsFor;
+using test::kTriplePlusOne;
+using test::OneBufferPlan;
+using test::randomWords;
 using test::upload;
 
 namespace {
-
-// data[i] = data[i] * 3 + 1 (a dependent read-modify-write).
-const char* kTriplePlusOne = R"(#version 450
-layout(local_size_x = 64) in;
-layout(set = 0, binding = 0) buffer D { uint data[]; };
-layout(push_constant) uniform PC { uint n; } pc;
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    if (i < pc.n) data[i] = data[i] * 3u + 1u;
-}
-)";
 
 // counters[i] += pc.add for the 64 invocations.
 const char* kAtomicAdd = R"(#version 450
@@ -44,15 +38,6 @@ layout(set = 0, binding = 0) buffer C { uint counters[]; };
 layout(push_constant) uniform PC { uint add; } pc;
 void main() { atomicAdd(counters[gl_GlobalInvocationID.x], pc.add); }
 )";
-
-std::vector<uint32_t> randomWords(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::vector<uint32_t> out(n);
-    for (auto& v : out) v = rng() % 100000u;
-    return out;
-}
-
-uint32_t groupsFor(size_t n) { return static_cast<uint32_t>((n + 63) / 64); }
 
 std::vector<uint8_t> wordBytes(uint32_t value) {
     std::vector<uint8_t> out(4);
@@ -67,17 +52,6 @@ uint64_t submitPlain(CommandList& list, const std::vector<uint8_t>& pc = {}) {
 class Commands : public ::testing::Test {
 protected:
     void SetUp() override { VKD_REQUIRE_DEVICE(); }
-};
-
-// A plan over one storage buffer with its set bound to `buffer`.
-struct OneBufferPlan {
-    ComputePlan plan;
-    DescriptorSet set;
-    OneBufferPlan(const char* glsl, const char* name, Buffer& buffer)
-        : plan(context(), test::compileOrFail(glsl, name), {BindingType::StorageBuffer}, 4, name),
-          set(plan) {
-        set.bindBuffer(0, buffer, 0, 0, false, true, true);
-    }
 };
 
 }  // namespace
@@ -156,7 +130,8 @@ TEST_F(Commands, CopiesAndDispatchesInterleavedSeeEachOthersResults) {
     const auto words = randomWords(n, 6);
     Buffer a(context(), n * 4), b(context(), n * 4), c(context(), n * 4);
     upload(a, words);
-    OneBufferPlan on_a(kTriplePlusOne, "on_a", a), on_b(kTriplePlusOne, "on_b", b);
+    OneBufferPlan on_a(context(), kTriplePlusOne, "on_a", a),
+        on_b(context(), kTriplePlusOne, "on_b", b);
     CommandList list(context());
     list.record(std::make_unique<CopyBufferCommand>(context(), b, a, 0, 0, n * 4));
     list.recordDispatch(on_b.plan, on_b.set, {groupsFor(n), 1, 1});
@@ -261,7 +236,7 @@ TEST_F(Commands, BadRangesAndForeignBuffersRaiseNamingTheArgument) {
 TEST_F(Commands, OneListSubmittedFromEightThreadsCountsExactly) {
     Buffer counters(context(), 64 * 4);
     upload(counters, std::vector<uint32_t>(64, 0));
-    OneBufferPlan adder(kAtomicAdd, "atomic_add", counters);
+    OneBufferPlan adder(context(), kAtomicAdd, "atomic_add", counters);
     CommandList list(context());
     list.recordDispatch(adder.plan, adder.set, {1, 1, 1});
 

@@ -65,11 +65,35 @@ TEST(QueueFamilies, AlternatesComputeAndGraphicsElsewhere) {
     EXPECT_EQ(selectQueueFamilies(d, 4), (std::vector<int>{1, 0, 1, 0}));
 }
 
-TEST(QueueFamilies, ValidationRejectsMissingFamilyAndOverSubscription) {
+TEST(QueueFamilies, ValidationRejectsMissingFamiliesAndFamiliesWithoutCompute) {
     const DeviceInfo d = makeDevice(DeviceType::DiscreteGpu, kTypicalFamilies);
     EXPECT_THROW(validateQueueFamilies(d, {5}), InvalidArgumentError);
     EXPECT_THROW(validateQueueFamilies(d, {3}), InvalidArgumentError);  // transfer only
-    EXPECT_THROW(validateQueueFamilies(d, {1, 1, 1}), InvalidArgumentError);
     EXPECT_THROW(validateQueueFamilies(d, {}), InvalidArgumentError);
     EXPECT_NO_THROW(validateQueueFamilies(d, {1, 1, 0}));
+    EXPECT_NO_THROW(validateQueueFamilies(d, {1, 1, 1, 1, 1}));  // more than family 1 has
+}
+
+TEST(QueueFamilies, QueuesBeyondAFamilysCountShareItsHardwareQueuesInTurn) {
+    const DeviceInfo d = makeDevice(DeviceType::DiscreteGpu, kTypicalFamilies);
+    const uint32_t in_family_1 = d.queue_families[1].queue_count;
+    ASSERT_GE(in_family_1, 1u);
+    std::vector<int> families(in_family_1 * 2 + 1, 1);
+    families.insert(families.begin() + 1, 0);  // another family keeps its own numbering
+    const std::vector<uint32_t> indices = hardwareQueueIndices(d, families);
+    ASSERT_EQ(indices.size(), families.size());
+    EXPECT_EQ(indices[1], 0u);
+    uint32_t expected = 0;
+    for (size_t i = 0; i < families.size(); ++i) {
+        if (families[i] != 1) continue;
+        EXPECT_EQ(indices[i], expected % in_family_1) << "queue " << i;
+        ++expected;
+    }
+    EXPECT_THROW(hardwareQueueIndices(d, {7}), InvalidArgumentError);
+}
+
+TEST(QueueFamilies, OneQueueFamilyServesAnyNumberOfQueuesOnItsOneQueue) {
+    const DeviceInfo cpu = makeDevice(DeviceType::Cpu, {{1, kQueueGraphics | kQueueCompute | kQueueTransfer}});
+    EXPECT_EQ(hardwareQueueIndices(cpu, {0, 0, 0}), (std::vector<uint32_t>{0, 0, 0}));
+    EXPECT_EQ(selectQueueFamilies(cpu, 3), (std::vector<int>{0, 0, 0}));
 }

@@ -1,5 +1,6 @@
 #pragma once
 // Pure device and queue-family choice over DeviceInfo values: testable without a driver.
+#include <cstdint>
 #include <vector>
 
 #include "vkdispatch/device_info.hpp"
@@ -22,8 +23,16 @@ int graphicsQueueFamily(const DeviceInfo& device);
 /// NVIDIA), or 1 when the compute and graphics families coincide.
 std::vector<int> selectQueueFamilies(const DeviceInfo& device, int queue_count);
 
-/// Throws InvalidArgumentError unless every family index exists on `device` and no family is
-/// asked for more queues than it has.
+/// Throws InvalidArgumentError unless `families` is not empty and every family index exists on
+/// `device` and can run compute work. A family may be asked for more queues than it has: see
+/// hardwareQueueIndices.
 void validateQueueFamilies(const DeviceInfo& device, const std::vector<int>& families);
+
+/// For each requested (logical) queue, the index within its family of the hardware queue it
+/// runs on. Requests beyond what a family offers share its hardware queues in turn (the third
+/// queue of a family with two runs on its first), so a context can have more queues than the
+/// device: each keeps its own replicas and timeline; only their submissions are serialised.
+std::vector<uint32_t> hardwareQueueIndices(const DeviceInfo& device,
+                                           const std::vector<int>& families);
 
 }  // namespace vkdispatch

@@ -8,11 +8,17 @@
 // 0.5-2.5% of a 1-5 ms submission. CPU devices (lavapipe) never poll: their work runs on the
 // cores a poll would take.
 //
+// Several Queue objects may share one hardware VkQueue (a context asking for more queues than the
+// device offers): each keeps its own timeline and command pool, and they share the lock that
+// serialises vkQueueSubmit on it.
+//
 // Thread safety: every method is safe to call concurrently (submission is serialised by an
-// internal mutex, as Vulkan requires external synchronisation of vkQueueSubmit).
+// internal mutex and the hardware queue's lock, as Vulkan requires external synchronisation of
+// vkQueueSubmit).
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -31,8 +37,11 @@ class Queue {
 public:
     using Recorder = std::function<void(VkCommandBuffer)>;
 
+    /// `hardware_lock` is shared by every Queue on the same VkQueue (a lock of its own when
+    /// null).
     Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int global_index,
-          std::chrono::nanoseconds poll = std::chrono::nanoseconds(0));
+          std::chrono::nanoseconds poll = std::chrono::nanoseconds(0),
+          std::shared_ptr<std::mutex> hardware_lock = nullptr);
     ~Queue();
     Queue(const Queue&) = delete;
     Queue& operator=(const Queue&) = delete;
@@ -82,7 +91,8 @@ private:
     UniqueSemaphore m_timeline;
     UniqueCommandPool m_pool;
 
-    std::mutex m_mutex;
+    std::mutex m_mutex;                          // taken before m_hardware_lock
+    std::shared_ptr<std::mutex> m_hardware_lock;  // serialises vkQueueSubmit on m_queue
     uint64_t m_next_value = 1;
     std::vector<VkCommandBuffer> m_free;
     std::vector<std::pair<uint64_t, VkCommandBuffer>> m_in_flight;

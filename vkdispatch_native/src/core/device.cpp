@@ -1,5 +1,6 @@
 #include "vkdispatch/device.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -39,12 +40,13 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
     if (!reason.empty())
         throw InvalidArgumentError("device " + std::to_string(device_index) + " ('" +
                                    m_info.device_name + "') cannot run vkdispatch: " + reason);
-    validateQueueFamilies(m_info, queue_families);
+    // Queues asked for beyond what a family has share its hardware queues (see
+    // hardwareQueueIndices): one create-info per distinct family, with the hardware queues used.
+    const std::vector<uint32_t> hardware = hardwareQueueIndices(m_info, queue_families);
     vkGetPhysicalDeviceMemoryProperties(m_physical, &m_memory);
-
-    // One create-info per distinct family, with as many queues as the family is repeated.
     std::map<int, uint32_t> per_family;
-    for (int family : queue_families) ++per_family[family];
+    for (size_t i = 0; i < queue_families.size(); ++i)
+        per_family[queue_families[i]] = std::max(per_family[queue_families[i]], hardware[i] + 1);
     std::vector<std::vector<float>> priorities;
     std::vector<VkDeviceQueueCreateInfo> queue_infos;
     for (const auto& [family, count] : per_family) {
@@ -94,15 +96,17 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
     VK_CHECK(vkCreateDevice(m_physical, &info, nullptr, &m_device),
              "creating a logical device on '" + m_info.device_name + "'");
 
-    std::map<int, uint32_t> next_in_family;
+    std::map<std::pair<int, uint32_t>, std::shared_ptr<std::mutex>> hardware_locks;
     try {
         m_memory_pool = std::make_unique<MemoryPool>(m_device, m_memory);
         m_descriptor_pools = std::make_unique<DescriptorPools>(m_device);
         for (size_t i = 0; i < queue_families.size(); ++i) {
             const int family = queue_families[i];
+            auto& lock = hardware_locks[{family, hardware[i]}];
+            if (!lock) lock = std::make_shared<std::mutex>();
             m_queues.push_back(std::make_unique<Queue>(
-                m_device, family, next_in_family[family]++,
-                first_queue_index + static_cast<int>(i), pollBeforeBlocking(m_info.device_type)));
+                m_device, family, hardware[i], first_queue_index + static_cast<int>(i),
+                pollBeforeBlocking(m_info.device_type), lock));
         }
     } catch (...) {
         m_queues.clear();

@@ -1,5 +1,6 @@
 #include "vkdispatch/device_selection.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -88,7 +89,6 @@ std::vector<int> selectQueueFamilies(const DeviceInfo& device, int queue_count) 
 
 void validateQueueFamilies(const DeviceInfo& device, const std::vector<int>& families) {
     const int family_count = static_cast<int>(device.queue_families.size());
-    std::map<int, uint32_t> requested;
     for (int family : families) {
         if (family < 0 || family >= family_count)
             throw InvalidArgumentError("queue_families: family " + std::to_string(family) +
@@ -98,18 +98,21 @@ void validateQueueFamilies(const DeviceInfo& device, const std::vector<int>& fam
             throw InvalidArgumentError("queue_families: family " + std::to_string(family) +
                                        " of device " + std::to_string(device.index) +
                                        " has no compute capability");
-        ++requested[family];
     }
     if (families.empty())
         throw InvalidArgumentError("queue_families: at least one queue is needed per device");
-    for (const auto& [family, count] : requested) {
-        const uint32_t available = device.queue_families[family].queue_count;
-        if (count > available)
-            throw InvalidArgumentError("queue_families: " + std::to_string(count) +
-                                       " queues requested from family " + std::to_string(family) +
-                                       " of device " + std::to_string(device.index) + ", which has " +
-                                       std::to_string(available));
+}
+
+std::vector<uint32_t> hardwareQueueIndices(const DeviceInfo& device,
+                                           const std::vector<int>& families) {
+    validateQueueFamilies(device, families);
+    std::map<int, uint32_t> requested;
+    std::vector<uint32_t> indices;
+    for (int family : families) {
+        const uint32_t available = std::max(1u, device.queue_families[family].queue_count);
+        indices.push_back(requested[family]++ % available);
     }
+    return indices;
 }
 
 }  // namespace vkdispatch

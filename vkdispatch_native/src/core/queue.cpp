@@ -30,8 +30,12 @@ std::chrono::nanoseconds pollBeforeBlocking(DeviceType type) noexcept {
 }
 
 Queue::Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int global_index,
-             std::chrono::nanoseconds poll)
-    : m_device(device), m_family(family), m_global_index(global_index), m_poll(poll) {
+             std::chrono::nanoseconds poll, std::shared_ptr<std::mutex> hardware_lock)
+    : m_device(device),
+      m_family(family),
+      m_global_index(global_index),
+      m_poll(poll),
+      m_hardware_lock(hardware_lock ? std::move(hardware_lock) : std::make_shared<std::mutex>()) {
     vkGetDeviceQueue(device, family, index_in_family, &m_queue);
 
     VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -185,8 +189,11 @@ uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count) {
     submit.pCommandBuffers = cbs;
     submit.signalSemaphoreCount = 1;
     submit.pSignalSemaphores = &sem;
-    VK_CHECK(vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE),
-             "submitting work to queue " + std::to_string(m_global_index));
+    {
+        std::lock_guard<std::mutex> hardware(*m_hardware_lock);
+        VK_CHECK(vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE),
+                 "submitting work to queue " + std::to_string(m_global_index));
+    }
     ++m_next_value;
     return value;
 }

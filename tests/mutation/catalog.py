@@ -1,0 +1,80 @@
+"""The deliberate bugs tests/mutation/run.py applies, one at a time, each with the tests that
+must catch it. Each is a textual replacement that must match its file exactly once (the runner
+refuses a stale entry). Kinds: "pytest" (arguments to pytest), "pytest-debug" (the same with
+VKDISPATCH_DEBUG=1: validation layers with synchronization validation), "gtest" (a filter for
+the native test binary, rebuilt first). Mutants of the Cython bridge are left out: each would
+rebuild the extension (minutes).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    what: str
+    path: str
+    original: str
+    mutated: str
+    kind: str
+    tests: str
+
+
+OPERATORS = "vkdispatch/codegen/operators.py"
+REVERSE_TESTS = "tests/device/test_shader_reverse_operators.py tests/device/test_shader_arithmetic.py"
+
+MUTANTS = [
+    Mutant("reverse-modulus", "7 % x emitted as x % 7", OPERATORS,
+           "return self._modulus(other, reverse=True)", "return self._modulus(other)",
+           "pytest", REVERSE_TESTS),
+    Mutant("reverse-subtraction", "1 - x emitted as x - 1", OPERATORS,
+           'return self._additive(other, "-", reverse=True)',
+           'return self._additive(other, "-")', "pytest", REVERSE_TESTS),
+    Mutant("reverse-floor-division", "7 // x emitted as x // 7", OPERATORS,
+           "return self._floor_divide(other, reverse=True)", "return self._floor_divide(other)",
+           "pytest", REVERSE_TESTS),
+    Mutant("complex-swapped", "complex Const/Var values packed imaginary first",
+           "vkdispatch/shader/packing.py", "np.stack([values.real, values.imag], axis=-1)",
+           "np.stack([values.imag, values.real], axis=-1)", "pytest",
+           "tests/device/test_shader_constant_types.py"),
+    Mutant("all-buffers-read-only", "every buffer reported read-only to the barrier planner",
+           "vkdispatch/shader/call_layout.py",
+           "self.bindings = tuple((infos[i].binding, *description.binding_access[infos[i].binding])",
+           "self.bindings = tuple((infos[i].binding, True, False)",
+           "pytest-debug", "tests/device/test_shader_graph.py"),
+    Mutant("uniform-outgrown-sets-kept", "descriptor sets kept when the uniform buffer grows",
+           "vkdispatch/execution_pipeline/command_graph.py",
+           "            self._uniform_buffer = Buffer((capacity,), dt.uint32)\n"
+           "        self._descriptor_sets.clear()\n",
+           "            self._uniform_buffer = Buffer((capacity,), dt.uint32)\n",
+           "pytest", "tests/device/test_shader_graph.py"),
+    Mutant("write-index-ignored", "Buffer.write(index=) writes every replica",
+           "vkdispatch/base/buffer.py", "self._native.write(raw, 0, target)",
+           "self._native.write(raw, 0, -1)", "pytest", "tests/device/test_multi_queue.py"),
+    Mutant("copy-dst-offset-ignored", "vd.copy's kernel writes from element 0",
+           "vkdispatch/execution_pipeline/buffer_copy.py",
+           'struct.pack("<3I", dst_byte // word, src_byte // word, count)',
+           'struct.pack("<3I", 0, src_byte // word, count)', "pytest",
+           "tests/device/test_buffer_copy.py"),
+    Mutant("closed-context-stays-global", "close() leaves the global context installed",
+           "vkdispatch/base/context.py",
+           "            if _ContextSlot.current is self:\n                _ContextSlot.current = None\n",
+           "", "pytest", "tests/device/test_contexts_many.py"),
+    Mutant("war-hazard-missed", "the planner misses write-after-read",
+           "vkdispatch_native/src/core/barrier_plan.cpp",
+           "(writeBits(mask) != 0 && earlier->mask != 0)", "false", "gtest", "BarrierPlan.*"),
+    Mutant("barrier-not-recorded", "planned barriers are not recorded",
+           "vkdispatch_native/src/core/command.cpp",
+           "    vkCmdPipelineBarrier(cb, vulkanStages(barrier.src), vulkanStages(barrier.dst), 0, 1, &memory,\n"
+           "                         0, nullptr, 0, nullptr);\n",
+           "", "gtest", "RecordedBarriers*"),
+    Mutant("staging-upload-offset-ignored", "staged uploads land at offset 0",
+           "vkdispatch_native/src/memory/transfer_engine.cpp",
+           "StagingCopyCommand::Direction::Upload, offset + done, n",
+           "StagingCopyCommand::Direction::Upload, done, n", "gtest", "*TransferEngineTest*"),
+    Mutant("hardware-queue-unlocked", "queues sharing a hardware queue submit unguarded",
+           "vkdispatch_native/src/core/queue.cpp",
+           "        std::lock_guard<std::mutex> hardware(*m_hardware_lock);\n", "", "gtest",
+           "SharedHardwareQueue*"),
+]

@@ -1,0 +1,167 @@
+// TransferEngine moves the right bytes to and from the right place: writes and reads at offsets
+// that are not chunk-aligned, of sizes that are not whole chunks, through rings smaller than the
+// transfer (so chunks are reused), on one replica or all of them; and refuses ranges outside the
+// buffer before touching it. Every result is checked against a host copy.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "device_fixture.hpp"
+#include "vkdispatch/buffer.hpp"
+#include "vkdispatch/device_selection.hpp"
+#include "vkdispatch/errors.hpp"
+#include "vkdispatch/transfer_engine.hpp"
+
+using namespace vkdispatch;
+
+namespace {
+
+Context& context() { return *test::deviceEnvironment().context; }
+
+struct EngineKind {
+    const char* name;
+    TransferOptions options;
+};
+
+void PrintTo(const EngineKind& kind, std::ostream* out) { *out << kind.name; }
+
+TransferOptions staging(uint64_t chunk_bytes, int chunk_count) {
+    TransferOptions options;
+    options.chunk_bytes = chunk_bytes;
+    options.chunk_count = chunk_count;
+    options.map_directly = false;
+    return options;
+}
+
+// Three chunks of 1 KiB (transfers of several KiB wrap around the ring), one chunk of an odd
+// size (every chunk waits for the one before), and the direct path where memory allows it.
+const EngineKind kEngines[] = {
+    {"Staging3x1024", staging(1024, 3)},
+    {"Staging1x1000", staging(1000, 1)},
+    {"Direct", TransferOptions{}},
+};
+
+std::vector<uint8_t> readAll(TransferEngine& engine, Buffer& buffer, int queue_index) {
+    std::vector<uint8_t> out(buffer.size());
+    engine.read(buffer, out.data(), out.size(), 0, queue_index);
+    return out;
+}
+
+std::string messageOf(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const InvalidArgumentError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+class TransferEngineTest : public ::testing::TestWithParam<EngineKind> {
+protected:
+    void SetUp() override { VKD_REQUIRE_DEVICE(); }
+    TransferOptions options() const { return GetParam().options; }
+};
+
+}  // namespace
+
+TEST_P(TransferEngineTest, WriteAtAnOffsetLandsThereAndKeepsTheRest) {
+    TransferEngine engine(context(), options());
+    const size_t size = 10007;
+    Buffer buffer(context(), size);
+    std::vector<uint8_t> expected = test::randomBytes(size, 1);
+    engine.write(buffer, expected.data(), size, 0, -1);
+    // Patches at offsets inside a chunk, not multiples of 4, over several chunks, to the end.
+    const struct {
+        uint64_t offset, size;
+    } patches[] = {{1237, 4321}, {3, 5}, {size - 2999, 2999}, {6000, 1}};
+    unsigned seed = 10;
+    for (const auto& patch : patches) {
+        const auto bytes = test::randomBytes(patch.size, seed++);
+        engine.write(buffer, bytes.data(), patch.size, patch.offset, -1);
+        std::copy(bytes.begin(), bytes.end(), expected.begin() + patch.offset);
+        ASSERT_EQ(readAll(engine, buffer, 0), expected)
+            << patch.size << " bytes at offset " << patch.offset;
+    }
+}
+
+TEST_P(TransferEngineTest, ReadOfASubRangeReturnsExactlyThoseBytes) {
+    TransferEngine engine(context(), options());
+    const size_t size = 9001;
+    Buffer buffer(context(), size);
+    const auto contents = test::randomBytes(size, 2);
+    engine.write(buffer, contents.data(), size, 0, -1);
+    const struct {
+        uint64_t offset, size;
+    } ranges[] = {{3001, 5555}, {1, 1}, {size - 4097, 4097}, {1024, 1024}, {0, size}};
+    for (const auto& range : ranges) {
+        // Guard bytes after the range: a read must not write past `size` bytes of `out`.
+        std::vector<uint8_t> out(range.size + 16, 0xCD);
+        engine.read(buffer, out.data(), range.size, range.offset, 0);
+        std::vector<uint8_t> expected(contents.begin() + range.offset,
+                                      contents.begin() + range.offset + range.size);
+        expected.resize(range.size + 16, 0xCD);
+        ASSERT_EQ(out, expected) << range.size << " bytes at offset " << range.offset;
+    }
+}
+
+// A context of two queues (sharing one hardware queue where the device has only one): a write
+// with a queue index changes that replica alone.
+TEST_P(TransferEngineTest, WriteToOneReplicaLeavesTheOtherAlone) {
+    auto& env = test::deviceEnvironment();
+    const int device_index = env.context->devices()[0]->info().index;
+    const int family = computeQueueFamily(env.instance->devices()[device_index]);
+    Context two(*env.instance, {device_index}, {{family, family}});
+    ASSERT_EQ(two.queueCount(), 2);
+    TransferEngine engine(two, options());
+    const size_t size = 5003;
+    Buffer buffer(two, size);
+    const auto base = test::randomBytes(size, 3);
+    engine.write(buffer, base.data(), size, 0, -1);
+    ASSERT_EQ(readAll(engine, buffer, 0), base);
+    ASSERT_EQ(readAll(engine, buffer, 1), base);
+
+    std::vector<uint8_t> expected[2] = {base, base};
+    for (int q : {1, 0}) {
+        const auto patch = test::randomBytes(2222, 4 + q);
+        const uint64_t offset = 777 + 1000 * q;
+        engine.write(buffer, patch.data(), patch.size(), offset, q);
+        std::copy(patch.begin(), patch.end(), expected[q].begin() + offset);
+        EXPECT_EQ(readAll(engine, buffer, 0), expected[0]) << "after writing replica " << q;
+        EXPECT_EQ(readAll(engine, buffer, 1), expected[1]) << "after writing replica " << q;
+    }
+}
+
+TEST_P(TransferEngineTest, RangesOutsideTheBufferAreRefusedNamingSizeAndOffset) {
+    TransferEngine engine(context(), options());
+    Buffer buffer(context(), 64);
+    const auto contents = test::randomBytes(64, 5);
+    engine.write(buffer, contents.data(), 64, 0, -1);
+    std::vector<uint8_t> data(128, 0xEE);
+    const uint64_t huge = std::numeric_limits<uint64_t>::max() - 3;  // offset + size wraps
+    const struct {
+        uint64_t size, offset;
+    } bad[] = {{65, 0}, {8, 60}, {1, 64}, {0, 65}, {8, huge}};
+    for (const auto& range : bad) {
+        const std::string expected = "size: " + std::to_string(range.size) +
+                                     " bytes at offset " + std::to_string(range.offset);
+        const std::string write_error =
+            messageOf([&] { engine.write(buffer, data.data(), range.size, range.offset, -1); });
+        EXPECT_NE(write_error.find(expected), std::string::npos) << write_error;
+        EXPECT_NE(write_error.find("64 bytes"), std::string::npos) << write_error;
+        const std::string read_error =
+            messageOf([&] { engine.read(buffer, data.data(), range.size, range.offset, 0); });
+        EXPECT_NE(read_error.find(expected), std::string::npos) << read_error;
+        EXPECT_NE(read_error.find("64 bytes"), std::string::npos) << read_error;
+    }
+    // A refused write changes nothing, and a refused read leaves `out` alone.
+    EXPECT_EQ(readAll(engine, buffer, 0), contents);
+    EXPECT_EQ(data, std::vector<uint8_t>(128, 0xEE));
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, TransferEngineTest, ::testing::ValuesIn(kEngines),
+                         [](const auto& info) { return std::string(info.param.name); });
