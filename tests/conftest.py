@@ -18,6 +18,8 @@ import pytest
 from helpers import device_missing
 
 import vkdispatch as vd
+import vkdispatch.codegen as vc
+from vkdispatch.codegen.abbreviations import Buff, Const, f32
 
 DEBUG = os.environ.get("VKDISPATCH_DEBUG", "") not in ("", "0")
 
@@ -54,6 +56,17 @@ def context():
     except RuntimeError as error:
         device_missing(f"no usable Vulkan device: {error}")
     return ctx
+
+
+@pytest.fixture(scope="session")
+def affine(context):
+    """A shader ``x = x * k + b`` over a float32 buffer, with ``k`` and ``b`` as Const values."""
+    @vd.shader("x.size")
+    def affine(x: Buff[f32], k: Const[f32], b: Const[f32]):
+        i = vc.global_invocation_id().x
+        x[i] = x[i] * k + b
+
+    return affine
 
 
 @pytest.fixture

@@ -27,16 +27,6 @@ def copy_path(request, monkeypatch):
 
 
 @pytest.fixture
-def affine(context):
-    @vd.shader("x.size")
-    def affine(x: Buff[f32], k: Const[f32], b: Const[f32]):
-        i = vc.global_invocation_id().x
-        x[i] = x[i] * k + b
-
-    return affine
-
-
-@pytest.fixture
 def add_into(context):
     @vd.shader("y.size")
     def add_into(y: Buff[f32], x: Buff[f32]):

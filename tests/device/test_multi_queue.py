@@ -8,8 +8,6 @@ import numpy as np
 import pytest
 
 import vkdispatch as vd
-import vkdispatch.codegen as vc
-from vkdispatch.codegen.abbreviations import Buff, Const, f32
 
 N = 700
 
@@ -19,16 +17,6 @@ def multi(request, context):
     ctx = vd.create_context(device_ids=[context.device_ids[0]], queue_counts=request.param)
     yield ctx
     ctx.close()
-
-
-@pytest.fixture(scope="module")
-def affine(context):
-    @vd.shader("x.size")
-    def affine(x: Buff[f32], k: Const[f32], b: Const[f32]):
-        i = vc.global_invocation_id().x
-        x[i] = x[i] * k + b
-
-    return affine
 
 
 def replicas(multi, rng):
