@@ -24,6 +24,8 @@ import numpy as np
 import vkdispatch as vd
 from vkdispatch.base.commands import BufferCopy
 
+from torch_reference import torch_cuda  # benchmarks/torch_reference.py
+
 
 def copy_graph(dst, src, command: bool) -> vd.CommandGraph:
     """A graph holding one copy of src into dst: vd.copy, or a BufferCopy command."""
@@ -64,14 +66,6 @@ def immediate_us(dst, src, iterations: int) -> float:
         vd.copy(dst, src)
         vd.queue_wait_idle()
     return (time.perf_counter() - start) / iterations * 1e6
-
-
-def torch_cuda():
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch if torch.cuda.is_available() else None
 
 
 def torch_copy_seconds(torch, n: int, replays: int) -> float:

@@ -39,6 +39,8 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, f32
 
+from torch_reference import torch_cuda  # benchmarks/torch_reference.py
+
 CPU_DEVICE_TYPE = 4  # DeviceInfo.device_type of a CPU device (lavapipe): its waits never poll
 
 
@@ -125,11 +127,8 @@ def new_kernel_ms(runs: int = 5) -> tuple[float, float]:
 def torch_launch(iterations: int):
     """A measurement of a tiny torch kernel launch + synchronize (us), or None without torch
     and CUDA."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    if not torch.cuda.is_available():
+    torch = torch_cuda()
+    if torch is None:
         return None
     x = torch.zeros(256, device="cuda")
 

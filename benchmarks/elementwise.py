@@ -29,6 +29,8 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, f32, v4
 
+from torch_reference import torch_cuda  # benchmarks/torch_reference.py
+
 ALPHA = 0.5
 SUBMITS_PER_MEASURE = 2  # gpu_seconds: a warm-up submission, then the timed one
 TORCH_WARMUP_CALLS = 3   # on a side stream before the CUDA graph capture
@@ -87,14 +89,6 @@ def check_axpy(name: str, got: np.ndarray, y0: np.ndarray, x: np.ndarray, runs: 
 
 def cell(value, width: int, digits: int) -> str:
     return f"{value:{width}.{digits}f}" if value is not None else f"{'-':>{width}}"
-
-
-def torch_cuda():
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch if torch.cuda.is_available() else None
 
 
 class TorchAxpy:

@@ -24,13 +24,7 @@ import numpy as np
 
 import vkdispatch as vd
 
-
-def torch_cuda():
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch if torch.cuda.is_available() else None
+from torch_reference import torch_cuda  # benchmarks/torch_reference.py
 
 
 def interleaved_seconds(actions: dict[str, Callable[[], object]],
