@@ -2,6 +2,8 @@
 // A set of devices and their queues, numbered context-wide in device order.
 //
 // Thread safety: safe to share after construction.
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -26,6 +28,8 @@ public:
     /// Position in devices() of the device that owns queue `index`.
     int deviceIndexOfQueue(int index) const;
     const std::vector<std::unique_ptr<Device>>& devices() const noexcept { return m_devices; }
+    /// maxComputeWorkGroupCount per axis, the minimum over the devices.
+    const std::array<uint32_t, 3>& maxWorkgroupCount() const noexcept { return m_max_workgroups; }
     /// Waits for everything submitted so far to queue `index`, or to every queue when -1.
     void waitIdle(int index);
 
@@ -34,6 +38,7 @@ private:
     std::vector<Queue*> m_queues;
     std::vector<Device*> m_queue_devices;
     std::vector<int> m_queue_device_indices;
+    std::array<uint32_t, 3> m_max_workgroups{};
 };
 
 }  // namespace vkdispatch

@@ -1,6 +1,5 @@
 #include "vkdispatch/dispatch_command.hpp"
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -12,18 +11,6 @@
 #include "vkdispatch/errors.hpp"
 
 namespace vkdispatch {
-namespace {
-
-std::array<uint32_t, 3> workgroupLimits(const Context& context) {
-    std::array<uint32_t, 3> limits;
-    limits.fill(UINT32_MAX);
-    for (const auto& device : context.devices())
-        for (int axis = 0; axis < 3; ++axis)
-            limits[axis] = std::min(limits[axis], device->info().max_workgroup_count[axis]);
-    return limits;
-}
-
-}  // namespace
 
 void checkWorkgroupCounts(const std::array<uint32_t, 3>& blocks,
                           const std::array<uint32_t, 3>& limits) {
@@ -43,7 +30,7 @@ DispatchCommand::DispatchCommand(ComputePlan& plan, DescriptorSet& set,
     if (&set.plan() != &plan)
         throw InvalidArgumentError("descriptor_set: the set was made for '" + set.plan().name() +
                                    "', not for '" + plan.name() + "'");
-    checkWorkgroupCounts(blocks, workgroupLimits(plan.context()));
+    checkWorkgroupCounts(blocks, plan.context().maxWorkgroupCount());
 }
 
 const std::vector<ResourceAccess>& DispatchCommand::accesses() const noexcept {

@@ -1,5 +1,6 @@
 #include "vkdispatch/context.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -25,9 +26,13 @@ Context::Context(const Instance& instance, const std::vector<int>& device_indice
             throw InvalidArgumentError("device_ids: device " + std::to_string(index) +
                                        " is listed twice");
     }
+    m_max_workgroups.fill(UINT32_MAX);
     for (size_t i = 0; i < device_indices.size(); ++i) {
         m_devices.push_back(std::make_unique<Device>(instance, device_indices[i], queue_families[i],
                                                      static_cast<int>(m_queues.size())));
+        const auto& limits = m_devices.back()->info().max_workgroup_count;
+        for (int axis = 0; axis < 3; ++axis)
+            m_max_workgroups[axis] = std::min(m_max_workgroups[axis], limits[axis]);
         for (const auto& queue : m_devices.back()->queues()) {
             m_queues.push_back(queue.get());
             m_queue_devices.push_back(m_devices.back().get());
