@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "vkdispatch/context.hpp"
@@ -19,20 +20,26 @@ struct DeviceEnvironment {
     std::string skip_reason;
 };
 
+/// A one-queue context (compute family) on the best device of `instance`, or null with
+/// `skip_reason` set when there is none.
+inline std::unique_ptr<Context> firstDeviceContext(const Instance& instance,
+                                                   std::string& skip_reason) {
+    const auto ranked = rankDevices(instance.devices(), /*use_cpu=*/true);
+    if (ranked.empty()) {
+        skip_reason = "no suitable Vulkan device";
+        return nullptr;
+    }
+    const auto& info = instance.devices()[ranked[0]];
+    return std::make_unique<Context>(instance, std::vector<int>{ranked[0]},
+                                     std::vector<std::vector<int>>{{computeQueueFamily(info)}});
+}
+
 inline DeviceEnvironment& deviceEnvironment() {
     static DeviceEnvironment env = [] {
         DeviceEnvironment e;
         try {
             e.instance = std::make_unique<Instance>(InstanceOptions{});
-            const auto ranked = rankDevices(e.instance->devices(), /*use_cpu=*/true);
-            if (ranked.empty()) {
-                e.skip_reason = "no suitable Vulkan device";
-                return e;
-            }
-            const auto& info = e.instance->devices()[ranked[0]];
-            e.context = std::make_unique<Context>(
-                *e.instance, std::vector<int>{ranked[0]},
-                std::vector<std::vector<int>>{{computeQueueFamily(info)}});
+            e.context = firstDeviceContext(*e.instance, e.skip_reason);
         } catch (const std::exception& error) {
             e.skip_reason = error.what();
         }

@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "buffer_kernels.hpp"
+#include "device_fixture.hpp"
 #include "scoped_entry_point.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/buffer_commands.hpp"
 #include "vkdispatch/command_list.hpp"
 #include "vkdispatch/context.hpp"
-#include "vkdispatch/device_selection.hpp"
 #include "vkdispatch/instance.hpp"
 #include "vkdispatch/log.hpp"
 #include "vkdispatch/transfer_engine.hpp"
@@ -52,16 +52,8 @@ ValidatedEnvironment& validatedEnvironment() {
                 e.skip_reason = "the Khronos validation layer (or VK_EXT_debug_utils) is missing";
                 return e;
             }
-            const auto ranked = rankDevices(e.instance->devices(), /*use_cpu=*/true);
-            if (ranked.empty()) {
-                e.skip_reason = "no suitable Vulkan device";
-                return e;
-            }
-            const auto& info = e.instance->devices()[ranked[0]];
-            e.context = std::make_unique<Context>(
-                *e.instance, std::vector<int>{ranked[0]},
-                std::vector<std::vector<int>>{{computeQueueFamily(info)}});
-            e.transfers = std::make_unique<TransferEngine>(*e.context);
+            e.context = test::firstDeviceContext(*e.instance, e.skip_reason);
+            if (e.context) e.transfers = std::make_unique<TransferEngine>(*e.context);
         } catch (const std::exception& error) {
             e.skip_reason = error.what();
         }
