@@ -22,7 +22,8 @@ class Mutant:
 
 
 OPERATORS = "vkdispatch/codegen/operators.py"
-REVERSE_TESTS = "tests/device/test_shader_reverse_operators.py tests/device/test_shader_arithmetic.py"
+REVERSE_TESTS = ("tests/device/test_shader_reverse_operators.py "
+                 "tests/device/test_shader_arithmetic.py")
 
 MUTANTS = [
     Mutant("reverse-modulus", "7 % x emitted as x % 7", OPERATORS,
@@ -40,7 +41,8 @@ MUTANTS = [
            "tests/device/test_shader_constant_types.py"),
     Mutant("all-buffers-read-only", "every buffer reported read-only to the barrier planner",
            "vkdispatch/shader/call_layout.py",
-           "self.bindings = tuple((infos[i].binding, *description.binding_access[infos[i].binding])",
+           "self.bindings = tuple((infos[i].binding, "
+           "*description.binding_access[infos[i].binding])",
            "self.bindings = tuple((infos[i].binding, True, False)",
            "pytest-debug", "tests/device/test_shader_graph.py"),
     Mutant("uniform-outgrown-sets-kept", "descriptor sets kept when the uniform buffer grows",
@@ -59,14 +61,16 @@ MUTANTS = [
            "tests/device/test_buffer_copy.py"),
     Mutant("closed-context-stays-global", "close() leaves the global context installed",
            "vkdispatch/base/context.py",
-           "            if _ContextSlot.current is self:\n                _ContextSlot.current = None\n",
+           "            if _ContextSlot.current is self:\n"
+           "                _ContextSlot.current = None\n",
            "", "pytest", "tests/device/test_contexts_many.py"),
     Mutant("war-hazard-missed", "the planner misses write-after-read",
            "vkdispatch_native/src/core/barrier_plan.cpp",
            "(writeBits(mask) != 0 && earlier->mask != 0)", "false", "gtest", "BarrierPlan.*"),
     Mutant("barrier-not-recorded", "planned barriers are not recorded",
            "vkdispatch_native/src/core/command.cpp",
-           "    vkCmdPipelineBarrier(cb, vulkanStages(barrier.src), vulkanStages(barrier.dst), 0, 1, &memory,\n"
+           "    vkCmdPipelineBarrier(cb, vulkanStages(barrier.src), vulkanStages(barrier.dst), 0, "
+           "1, &memory,\n"
            "                         0, nullptr, 0, nullptr);\n",
            "", "gtest", "RecordedBarriers*"),
     Mutant("staging-upload-offset-ignored", "staged uploads land at offset 0",

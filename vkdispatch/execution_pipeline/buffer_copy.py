@@ -104,10 +104,11 @@ def copy(dst: Buffer, src: Buffer, *, dst_offset: int = 0, src_offset: int = 0,
 
     Offsets and the count are in elements of the (flattened) buffers, which must have the same
     dtype; ``count`` defaults to the rest of ``src`` from ``src_offset``. Each queue copies
-    between its own replicas. On GPUs it runs as a copy kernel at the memory's bandwidth. Without ``graph`` the copy is submitted at once (like a shader
-    call without ``graph=``); with one it is recorded in order with the graph's shader calls,
-    and the hazards between them (a shader reading what the copy writes, the copy reading what
-    a shader wrote) are ordered for you.
+    between its own replicas; on GPUs the copy runs as a kernel at the memory's bandwidth.
+    Without ``graph`` it is submitted at once (like a shader call without ``graph=``); with one
+    it is recorded in order with the graph's shader calls, and the hazards between them (a
+    shader reading what the copy writes, the copy reading what a shader wrote) are ordered for
+    you.
 
     Raises:
         TypeError: a buffer argument is not a vd.Buffer, the dtypes differ, or an offset or
