@@ -47,6 +47,13 @@ def _components(var_type: type[dt.dtype]) -> int:
     return math.prod(var_type.true_numpy_shape)
 
 
+def _is_real_pairs(array: np.ndarray, var_type, count: int) -> bool:
+    """Whether ``array`` is real data of shape ``(..., 2)`` holding ``count`` complex32
+    values: numpy has no complex32, so half-precision pairs are how users write one."""
+    return (var_type is dt.complex32 and array.dtype.kind in "iuf" and array.ndim >= 1
+            and array.shape[-1] == 2 and array.size == 2 * count)
+
+
 class Buffer(Handle, Generic[_ArgType]):
     """A typed device array of 1-3 dimensions, with one replica per queue.
 
@@ -132,6 +139,9 @@ class Buffer(Handle, Generic[_ArgType]):
             raise InvalidTypeError(f"Unsupported bytes-like object ({type(data).__name__}): "
                                    f"{error}") from None
         expected = self.size * _components(self.var_type)
+        if _is_real_pairs(array, self.var_type, expected):
+            scalar = dt.host_numpy_dtype(self.var_type.child_type)
+            return np.ascontiguousarray(array, dtype=scalar).reshape(-1).view(np.uint8)
         if array.size != expected:
             raise InvalidArgumentError(
                 f"data has {array.size} values (shape {array.shape}) but the buffer holds "

@@ -1,0 +1,240 @@
+"""The plan of one 1-D transform along one axis of a buffer: stages, threads and memory.
+
+Every line of the axis is a Stockham (self-sorting) mixed-radix FFT: stage ``s`` of radix
+``r`` with input stride ``L`` (the product of the earlier radices) runs ``N / r`` butterflies;
+butterfly ``j`` reads positions ``j + m N/r``, twiddles them by ``W_{L r}^{m (j mod L)}``, and
+writes output ``q`` to ``(j // L) L r + j mod L + q L``. After the last stage the line is in
+natural order. A line belongs to ``threads`` cooperating invocations; thread ``t`` runs the
+butterflies ``j = t + i threads`` (``i`` < the stage's ``instance_count``), holding
+``register_count`` complex values; stages hand data over through shared memory (or, with one
+thread per line, by renaming registers at trace time).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Tuple
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.base.context import get_context
+from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.fft.prime_utils import (SUPPORTED_PRIMES, default_register_limit, pad_dim,
+                                        prime_factors)
+
+__all__ = ["DeviceLimits", "FFTStage", "FFTRegisterStageConfig", "FFTConfig", "plan_radices",
+           "normalize_axis"]
+
+# Shared-memory rows are padded by one element every 128 bytes, so strided stage writes
+# spread over the banks instead of hitting one.
+_BANK_ROW_BYTES = 128
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceLimits:
+    """The device limits an FFT plan depends on (part of every shader cache key)."""
+
+    max_workgroup_size: Tuple[int, int, int]
+    max_workgroup_invocations: int
+    max_workgroup_count: Tuple[int, int, int]
+    max_shared_memory: int
+    subgroup_size: int
+
+    @classmethod
+    def current(cls) -> "DeviceLimits":
+        """The limits of the current context (the minimum over its devices)."""
+        context = get_context()
+        return cls(tuple(context.max_workgroup_size), context.max_workgroup_invocations,
+                   tuple(context.max_workgroup_count), context.max_shared_memory,
+                   context.subgroup_size)
+
+
+def normalize_axis(axis: int | None, ndim: int) -> int:
+    """``axis`` as a non-negative index (None: the last axis; negative counts from the end)."""
+    if axis is None:
+        return ndim - 1
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise InvalidArgumentError(f"axis must be an int or None, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise InvalidArgumentError(f"axis {axis} is out of range for a {ndim}-D buffer "
+                                   f"(expected {-ndim} <= axis < {ndim})")
+    return axis % ndim
+
+
+@dataclasses.dataclass(frozen=True)
+class FFTStage:
+    """One Stockham pass: ``butterflies`` radix-``radix`` sub-FFTs over the line."""
+
+    radix: int
+    primes: Tuple[int, ...]
+    input_stride: int
+    butterflies: int
+    instance_count: int
+    threads: int
+
+    @property
+    def registers_used(self) -> int:
+        return self.radix * self.instance_count
+
+    @property
+    def thread_count(self) -> int:
+        """Threads that have at least one butterfly in this stage."""
+        return min(self.threads, self.butterflies)
+
+    def has_remainder(self) -> bool:
+        """Whether the last instance runs only on some threads (needs a guard)."""
+        return self.instance_count * self.threads != self.butterflies
+
+
+FFTRegisterStageConfig = FFTStage  # the reference's name
+
+
+def plan_radices(n: int, max_radix: int) -> list[list[int]]:
+    """The fewest stages (each a group of primes whose product is at most ``max_radix``);
+    the largest radices first."""
+    primes = sorted(prime_factors(n), reverse=True)
+    if not primes:
+        return []
+    stages = max(1, math.ceil(math.log(n) / math.log(max_radix) - 1e-9))
+    while True:
+        groups = _first_fit(primes, stages, max_radix)
+        if groups is not None:
+            return sorted(groups, key=lambda g: -math.prod(g))
+        stages += 1
+
+
+def _first_fit(primes: list[int], bins: int, limit: int) -> list[list[int]] | None:
+    groups: list[list[int]] = [[] for _ in range(bins)]
+    for prime in primes:
+        for group in sorted(groups, key=math.prod, reverse=True):
+            if math.prod(group) * prime <= limit:
+                group.append(prime)
+                break
+        else:
+            return None
+    return [g for g in groups if g]
+
+
+def _stages_for(n: int, radices: list[list[int]], threads: int) -> tuple[FFTStage, ...]:
+    stages, stride = [], 1
+    for primes in radices:
+        radix = math.prod(primes)
+        butterflies = n // radix
+        stages.append(FFTStage(radix, tuple(sorted(primes)), stride, butterflies,
+                               -(-butterflies // threads), threads))
+        stride *= radix
+    return tuple(stages)
+
+
+class FFTConfig:
+    """Geometry and plan of the transform of every line along ``axis`` of ``buffer_shape``.
+
+    Attributes (the reference's names): ``N``, ``fft_stride`` (distance between samples of
+    a line), ``batch_outer_stride``/``batch_outer_count`` (lines blocks before the axis),
+    ``batch_inner_count`` (interleaved lines), ``stages``, ``register_count`` (complex
+    registers per thread), ``batch_threads`` (threads per line), ``thread_counts``,
+    ``max_prime_radix``, ``sdata_row_size``/``sdata_row_size_padded`` (one line in shared
+    memory, unpadded/padded) and ``sdata_allocation``.
+    """
+
+    def __init__(self, buffer_shape: Tuple, axis: int | None = None,
+                 max_register_count: int | None = None, compute_type=dt.complex64,
+                 limits: DeviceLimits | None = None):
+        if not dt.is_complex(compute_type):
+            raise InvalidArgumentError(f"compute_type must be a complex dtype, got "
+                                       f"{getattr(compute_type, 'name', compute_type)!r}")
+        shape = tuple(int(d) for d in buffer_shape)
+        if not shape or any(d < 1 for d in shape):
+            raise InvalidArgumentError(f"buffer_shape must be positive ints, got {buffer_shape!r}")
+        self.buffer_shape = shape
+        self.axis = normalize_axis(axis, len(shape))
+        self.compute_type = compute_type
+        self.limits = limits or DeviceLimits.current()
+        self.N = shape[self.axis]
+        self.fft_stride = math.prod(shape[self.axis + 1:])
+        self.batch_outer_stride = self.fft_stride * self.N
+        self.batch_outer_count = math.prod(shape[:self.axis])
+        self.batch_inner_count = self.fft_stride
+        self.max_register_count = max_register_count or default_register_limit()
+        self._check_primes()
+        radices = plan_radices(self.N, min(self.max_register_count, self.N)) if self.N > 1 else []
+        self.batch_threads = self._choose_threads(radices)
+        self.stages = _stages_for(self.N, radices, self.batch_threads)
+        self.register_count = max([s.registers_used for s in self.stages], default=1)
+        self.thread_counts = tuple(s.thread_count for s in self.stages)
+        self.max_prime_radix = max(prime_factors(self.N), default=1)
+        self.sdata_row_size = self.N
+        self.sdata_row_size_padded = self.N + self.N // self.pad_period
+        self._fit_shared_memory()
+        self.sdata_allocation = self.sdata_row_size_padded if self.uses_sdata else 0
+
+    # -- planning ---------------------------------------------------------------------------
+
+    def _check_primes(self) -> None:
+        for prime in prime_factors(self.N):
+            if prime not in SUPPORTED_PRIMES:
+                raise InvalidArgumentError(
+                    f"A prime factor of {self.N} is {prime}, which exceeds the maximum prime "
+                    f"supported 13: the generated FFT handles lengths whose prime factors are "
+                    f"all in {SUPPORTED_PRIMES} (vd.fft.pad_dim({self.N}) = "
+                    f"{pad_dim(self.N)} is the next such length)")
+
+    def thread_limit(self) -> int:
+        axis_limit = self.limits.max_workgroup_size[1 if self.fft_stride > 1 else 0]
+        return max(1, min(axis_limit, self.limits.max_workgroup_invocations))
+
+    def _choose_threads(self, radices: list[list[int]]) -> int:
+        """The fewest threads per line keeping every stage within the register budget."""
+        if not radices:
+            return 1
+        budget = max(self.max_register_count, max(math.prod(g) for g in radices))
+        limit = self.thread_limit()
+        fitting = [t for t in range(1, limit + 1)
+                   if max(s.registers_used for s in _stages_for(self.N, radices, t)) <= budget]
+        # Prefer thread counts that split every stage evenly (no guarded remainder).
+        even = [t for t in fitting
+                if not any(s.has_remainder() for s in _stages_for(self.N, radices, t))]
+        if even or fitting:
+            return (even or fitting)[0]
+        raise InvalidArgumentError(
+            f"Unable to build an FFT plan for size {self.N}: it needs more than {limit} "
+            f"threads per line (the device's workgroup limit along this axis)")
+
+    def _fit_shared_memory(self) -> None:
+        """Drops the bank padding when only the unpadded line fits; raises when neither does."""
+        if not self.uses_sdata:
+            return
+        item, limit = self.compute_type.item_size, self.limits.max_shared_memory
+        if self.sdata_row_size_padded * item > limit:
+            self.sdata_row_size_padded = self.N
+        if self.N * item > limit:
+            raise InvalidArgumentError(
+                f"FFT length {self.N} in {self.compute_type.name} needs {self.N * item} bytes "
+                f"of shared memory for one line; the device allows {limit} "
+                f"(max_compute_shared_memory_size), so the longest single-pass length is "
+                f"{limit // item}")
+
+    @property
+    def pad_period(self) -> int:
+        """Line positions per padding element in shared memory."""
+        return max(1, _BANK_ROW_BYTES // self.compute_type.item_size)
+
+    @property
+    def uses_sdata(self) -> bool:
+        """Whether stages exchange data through shared memory (more than one thread)."""
+        return self.batch_threads > 1
+
+    @property
+    def line_count(self) -> int:
+        return self.batch_outer_count * self.batch_inner_count
+
+    def angle_factor(self, inverse: bool) -> float:
+        return 2 * math.pi if inverse else -2 * math.pi
+
+    def __str__(self) -> str:
+        radices = [s.radix for s in self.stages]
+        return (f"FFTConfig(N={self.N}, registers={self.register_count}, "
+                f"stages={radices}, threads={self.batch_threads}, "
+                f"thread_counts={list(self.thread_counts)})")
+
+    __repr__ = __str__
+

@@ -1,0 +1,148 @@
+"""The procedural FFT builder: ``with vd.fft.fft_context(shape, axis) as ctx: ...``.
+
+Everything the high-level transforms generate goes through this API: declare the signature
+(or an :class:`IOManager`), load registers, :meth:`FFTContext.execute` the stages, store.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator, Optional, Tuple
+
+from vkdispatch.base import dtype as dt
+import vkdispatch.codegen as vc
+from vkdispatch.errors import InvalidArgumentError, InvalidStateError
+from vkdispatch.fft.butterflies import multiply_by_constant_twiddle, radix_fft, runtime_twiddle
+from vkdispatch.fft.config import DeviceLimits, FFTConfig, FFTStage
+from vkdispatch.fft.grid import FFTGridManager
+from vkdispatch.fft.io_manager import IOManager
+from vkdispatch.fft.iterators import global_reads_iterator, global_writes_iterator
+from vkdispatch.fft.registers import FFTRegisters
+from vkdispatch.fft.resources import FFTResources
+from vkdispatch.fft.sdata import FFTSDataManager
+from vkdispatch.shader.shader_function import ShaderFunction, make_shader_function
+
+__all__ = ["FFTContext", "fft_context"]
+
+
+class FFTContext:
+    """One FFT shader being traced (see :func:`fft_context`).
+
+    Attributes: ``shader_context``, ``config``, ``grid``, ``resources``, ``registers`` (the
+    default set, named "fft"), ``sdata``, ``name``, ``fft_callable`` (after the block).
+    """
+
+    def __init__(self, shader_context, buffer_shape: Tuple, axis: Optional[int] = None,
+                 max_register_count: Optional[int] = None, compute_type=dt.complex64,
+                 name: Optional[str] = None, limits: DeviceLimits | None = None):
+        self.shader_context = shader_context
+        self.config = FFTConfig(buffer_shape, axis, max_register_count, compute_type, limits)
+        self.grid = FFTGridManager(self.config)
+        self.resources = FFTResources(self.config, self.grid)
+        self.registers = self.allocate_registers("fft")
+        self.sdata = FFTSDataManager(self.config, self.grid, self.registers)
+        self.name = name or f"fft_shader_{tuple(buffer_shape)}_{self.config.axis}"
+        self.fft_callable: ShaderFunction | None = None
+        self.declared_shader_args = None
+        self.declarer = None
+
+    def allocate_registers(self, name: str, count: Optional[int] = None) -> FFTRegisters:
+        """A new register set (``register_count`` registers by default)."""
+        if name is None:
+            raise InvalidArgumentError("allocate_registers needs a name (got None)")
+        return FFTRegisters(self.resources, count or self.config.register_count, name)
+
+    def _declare_once(self, what: str) -> None:
+        if self.declarer is not None:
+            raise InvalidStateError(f"the shader's arguments were already declared by "
+                                    f"{self.declarer}; {what} cannot declare them again")
+        self.declarer = what
+
+    def declare_shader_args(self, types: list) -> list:
+        """Declares the shader's signature; returns the argument variables (once only)."""
+        self._declare_once("declare_shader_args")
+        self.declared_shader_args = self.shader_context.declare_input_arguments(list(types))
+        return self.declared_shader_args
+
+    def make_io_manager(self, output_map, output_type=dt.complex64, input_type=None,
+                        input_map=None, kernel_map=None) -> IOManager:
+        """Declares the signature from the output/input/kernel sides (once only)."""
+        self._declare_once("make_io_manager")
+        return IOManager(self.registers, self.shader_context, output_map, output_type,
+                         input_type, input_map, kernel_map)
+
+    def reads_iter(self, r2c: bool = False, inverse: bool = None,
+                   format_transposed: bool = False, inner_only: bool = False,
+                   signal_range=None):
+        return global_reads_iterator(self.registers, r2c, inverse, format_transposed,
+                                     inner_only, signal_range)
+
+    def writes_iter(self, r2c: bool = False, inverse: bool = None):
+        return global_writes_iterator(self.registers, r2c, inverse)
+
+    def register_shuffle(self, registers: FFTRegisters | None = None, output_stage: int = -1,
+                         input_stage: int = 0):
+        """Moves the data from ``output_stage``'s output layout to ``input_stage``'s input
+        layout: ``True`` when renaming registers sufficed, else through shared memory."""
+        registers = registers or self.registers
+        if registers.try_shuffle(output_stage, input_stage):
+            return True
+        self.sdata.write_to_sdata(registers, output_stage)
+        self.sdata.read_from_sdata(registers, input_stage)
+        return None
+
+    def execute(self, inverse: bool) -> None:
+        """Emits every stage on ``registers`` (stage-0 input layout in, natural order out)."""
+        sign = 1 if inverse else -1
+        for index, stage in enumerate(self.config.stages):
+            if index > 0:
+                self.register_shuffle(self.registers, index - 1, index)
+            for instance in range(stage.instance_count):
+                with self.resources.instance_guard(stage, instance):
+                    self._butterfly(stage, instance, sign)
+
+    def _butterfly(self, stage: FFTStage, instance: int, sign: int) -> None:
+        first = instance * stage.radix
+        values = list(self.registers[first:first + stage.radix])
+        if stage.input_stride > 1:
+            values = self._twiddle(stage, instance, values, sign)
+        for register, value in zip(self.registers[first:first + stage.radix],
+                                   radix_fft(values, stage.primes, sign)):
+            register[:] = value
+
+    def _twiddle(self, stage: FFTStage, instance: int, values: list, sign: int) -> list:
+        """Multiplies input ``m`` by ``W_{L r}^{m (j mod L)}``."""
+        j = self.resources.butterfly_index(stage, instance)
+        stride = stage.input_stride
+        unit = sign * 2 * 3.141592653589793 / (stride * stage.radix)
+        if isinstance(j, int):
+            return [values[0]] + [multiply_by_constant_twiddle(values[m], unit * m * (j % stride))
+                                  for m in range(1, stage.radix)]
+        k = (j % stride).to_register()
+        twiddled = [values[0]]
+        for m in range(1, stage.radix):
+            w = runtime_twiddle(self.config.compute_type, k, m, stride * stage.radix, sign)
+            twiddled.append(vc.mult_complex(values[m], w))
+        return twiddled
+
+    def compile_shader(self) -> None:
+        description = self.shader_context.get_description(self.name)
+        self.fft_callable = make_shader_function(description, local_size=self.grid.local_size,
+                                                 workgroups=self.grid.workgroups)
+
+    def get_callable(self) -> ShaderFunction:
+        if self.fft_callable is None:
+            raise InvalidStateError("the FFT shader is built when its fft_context block ends")
+        return self.fft_callable
+
+
+@contextlib.contextmanager
+def fft_context(buffer_shape: Tuple, axis: Optional[int] = None,
+                max_register_count: Optional[int] = None, compute_type=dt.complex64,
+                name: Optional[str] = None,
+                limits: DeviceLimits | None = None) -> Iterator[FFTContext]:
+    """Traces a hand-written FFT shader; on a normal exit ``ctx.get_callable()`` returns it."""
+    with vc.shader_context(vc.ShaderFlags.NO_EXEC_BOUNDS) as shader_context:
+        context = FFTContext(shader_context, buffer_shape, axis, max_register_count,
+                             compute_type, name, limits)
+        yield context
+        context.compile_shader()

@@ -1,0 +1,312 @@
+"""The dispatching transforms: ``vd.fft.fft``, ``ifft``, ``rfft``... and their 2-D/3-D forms.
+
+Each 1-D pass is one cached shader (:func:`make_fft_shader`) recorded as one dispatch into
+``graph`` (default: the thread's global graph, which submits at once). Arguments follow the
+shaders' order: the output side, then the input side (see ``io_manager.py``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple, Union
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.rfft_buffer import RFFTBuffer
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.fft.precision import (ensure_supported_complex_precision,
+                                      resolve_compute_precision, validate_complex_precision)
+from vkdispatch.fft.shader_factories import make_fft_shader
+from vkdispatch.shader.dispatch_target import DispatchTarget
+from vkdispatch.shader.mapping import MappingFunction
+
+__all__ = ["fft", "ifft", "fft2", "ifft2", "fft3", "ifft3", "rfft", "irfft", "rfft2",
+           "irfft2", "rfft3", "irfft3"]
+
+
+# -- precision resolution (section 3.5 of the reference) -------------------------------------
+
+def _validate_map_argument_annotations(map_fn: Optional[MappingFunction], map_name: str) -> None:
+    if map_fn is None:
+        return
+    if not isinstance(map_fn, MappingFunction):
+        raise InvalidTypeError(f"{map_name} must be a vd.map MappingFunction, got {map_fn!r}")
+    for annotation in map_fn.buffer_types:
+        if len(getattr(annotation, "__args__", ())) != 1:
+            raise InvalidArgumentError(f"{map_name} contains an annotation without exactly one "
+                                       f"type argument: {annotation!r}")
+
+
+def _resolve_output_precision(buffers, output_map, output_type):
+    if output_map is not None:
+        if output_type is not None:
+            raise InvalidArgumentError("output_type cannot be provided when output_map is used")
+        return None
+    precision = output_type or buffers[0].var_type
+    validate_complex_precision(precision, arg_name="output_type")
+    return ensure_supported_complex_precision(precision, role="Output")
+
+
+def _resolve_input_precision(buffers, input_map, output_map, input_type, output_precision):
+    if input_map is not None:
+        if input_type is not None:
+            raise InvalidArgumentError("input_type cannot be provided when input_map is used")
+        return None
+    if output_map is not None:
+        position = len(output_map.buffer_types)
+        if len(buffers) <= position:
+            raise InvalidArgumentError(
+                f"an input buffer argument must be provided after the output_map's {position} "
+                f"argument(s) when output_map is used without input_map")
+        precision = input_type or getattr(buffers[position], "var_type", None)
+        if precision is None:
+            raise InvalidArgumentError(f"the input argument {buffers[position]!r} has no "
+                                       "var_type: pass a vd.Buffer or input_type")
+    else:
+        precision = input_type or output_precision
+        if precision is not output_precision:
+            raise InvalidArgumentError(
+                "input_type must match output_type when input_map is None (default FFT path "
+                f"is in-place): got input_type={precision.name}, "
+                f"output_type={output_precision.name}")
+    validate_complex_precision(precision, arg_name="input_type")
+    return ensure_supported_complex_precision(precision, role="Input")
+
+
+def _resolve_types(buffers, input_map, output_map, input_type, output_type, compute_type):
+    _validate_map_argument_annotations(input_map, "input_map")
+    _validate_map_argument_annotations(output_map, "output_map")
+    output_precision = _resolve_output_precision(buffers, output_map, output_type)
+    input_precision = _resolve_input_precision(buffers, input_map, output_map, input_type,
+                                               output_precision)
+    known = [p for p in (output_precision, input_precision) if p is not None]
+    return input_precision, output_precision, resolve_compute_precision(known, compute_type)
+
+
+# -- checks ---------------------------------------------------------------------------------
+
+def _check_in_place_buffer(buffer, buffer_shape: Tuple, r2c: bool) -> None:
+    if not isinstance(buffer, Buffer):
+        raise InvalidTypeError(f"the FFT buffer must be a vd.Buffer, got "
+                               f"{type(buffer).__name__}")
+    needed = math.prod(buffer_shape)
+    if r2c:
+        needed = math.prod(buffer_shape[:-1]) * (buffer_shape[-1] // 2 + 1)
+    if buffer.size < needed:
+        raise InvalidArgumentError(f"buffer_shape {tuple(buffer_shape)} needs {needed} "
+                                   f"elements but the buffer holds {buffer.size} "
+                                   f"(shape {buffer.shape})")
+
+
+def _check_graph(graph) -> None:
+    if graph is not None and not isinstance(graph, DispatchTarget):
+        raise InvalidTypeError(f"graph must be a vd.CommandGraph (or None), got "
+                               f"{type(graph).__name__}")
+
+
+def _split_buffers(buffers: tuple, graph, print_shader: bool):
+    """The reference's multi-axis helpers take ``(buffer, graph=None, print_shader=False)``
+    positionally; ours take every map buffer too, so a trailing graph/bool positional keeps
+    its old meaning."""
+    buffers = list(buffers)
+    if buffers and isinstance(buffers[-1], bool) and len(buffers) >= 2 \
+            and isinstance(buffers[-2], DispatchTarget):
+        print_shader = buffers.pop()
+    if buffers and isinstance(buffers[-1], DispatchTarget):
+        if graph is not None:
+            raise InvalidTypeError("graph was given both by position and by keyword")
+        graph = buffers.pop()
+    return tuple(buffers), graph, print_shader
+
+
+# -- 1-D ------------------------------------------------------------------------------------
+
+def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: bool = False,
+        axis: int = None, name: str = None, inverse: bool = False,
+        normalize_inverse: bool = True, r2c: bool = False,
+        input_map: MappingFunction = None, output_map: MappingFunction = None,
+        output_type=None, input_type=None, compute_type=None,
+        input_signal_range: Union[Tuple[Optional[int], Optional[int]], None] = None) -> None:
+    """The 1-D FFT of every line along ``axis`` (default: the last; negative counts from the
+    end), in place unless mapping hooks route the input or output elsewhere.
+
+    Forward uses ``exp(-2 pi i jk/N)`` and no scaling; ``inverse=True`` uses ``exp(+...)``
+    and divides by N unless ``normalize_inverse=False`` (numpy's conventions). ``r2c=True``
+    reads/writes the ``RFFTBuffer`` real layout (``buffer_shape`` is then the real shape).
+    ``input_signal_range=(start, end)`` treats samples outside ``[start, end)`` as zeros.
+    ``name`` names the generated shader.
+    """
+    if not buffers:
+        raise InvalidArgumentError("At least one buffer must be provided")
+    _check_graph(graph)
+    if input_map is None and output_map is None and len(buffers) != 1:
+        raise InvalidArgumentError(f"fft() without input_map/output_map works in place on "
+                                   f"exactly one buffer, got {len(buffers)}")
+    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffers[0].shape)
+    if input_map is None and output_map is None:
+        _check_in_place_buffer(buffers[0], shape, r2c)
+    input_type, output_type, compute_type = _resolve_types(
+        buffers, input_map, output_map, input_type, output_type, compute_type)
+    shader = make_fft_shader(shape, axis, inverse=inverse, normalize_inverse=normalize_inverse,
+                             r2c=r2c, input_map=input_map, output_map=output_map,
+                             input_type=input_type, output_type=output_type,
+                             compute_type=compute_type, input_signal_range=input_signal_range,
+                             name=name)
+    if print_shader:
+        print(shader)
+    shader(*buffers, graph=graph)
+
+
+def ifft(buffer: Buffer, graph=None, print_shader: bool = False, axis: int = None,
+         name: str = None, normalize: bool = True, input_map: MappingFunction = None,
+         output_map: MappingFunction = None, output_type=None, input_type=None,
+         compute_type=None) -> None:
+    """The inverse of :func:`fft` along ``axis`` (divided by N unless ``normalize=False``);
+    for out-of-place inverses with map buffers use ``fft(..., inverse=True)``."""
+    fft(buffer, graph=graph, print_shader=print_shader, axis=axis, name=name, inverse=True,
+        normalize_inverse=normalize, input_map=input_map, output_map=output_map,
+        output_type=output_type, input_type=input_type, compute_type=compute_type)
+
+
+# -- several axes ---------------------------------------------------------------------------
+
+def _passes(buffers: tuple, axes: list[int], input_map, output_map, **options) -> None:
+    """One :func:`fft` per axis: the first reads through ``input_map``, the last writes
+    through ``output_map``, the ones between work in place on the working buffer (the output
+    buffer, or the input buffer that follows the output map's arguments)."""
+    if not buffers:
+        raise InvalidArgumentError("At least one buffer must be provided")
+    working_index = len(output_map.buffer_types) if output_map is not None else 0
+    if working_index >= len(buffers):
+        raise InvalidArgumentError("an input buffer argument must be provided after the "
+                                   "output_map's arguments")
+    working = buffers[working_index]
+    ndim = len(working.shape)
+    if ndim not in (2, 3) or (len(axes) == 3 and ndim != 3):
+        wanted = "3" if len(axes) == 3 else "2 or 3"
+        raise InvalidArgumentError(f"Buffer must have {wanted} dimensions, got shape "
+                                   f"{working.shape}")
+    input_type, output_type = options.pop("input_type"), options.pop("output_type")
+    for index, axis in enumerate(axes):
+        first, last = index == 0, index == len(axes) - 1
+        args = list(buffers[working_index:] if first and input_map is not None else [working])
+        if last and output_map is not None:
+            args = list(buffers[:working_index]) + args
+        fft(*args, axis=axis, input_map=input_map if first else None,
+            output_map=output_map if last else None,
+            input_type=input_type if first else None,
+            output_type=output_type if last and output_map is None else None,
+            buffer_shape=tuple(working.shape), **options)
+
+
+def fft2(*buffers: Buffer, graph=None, print_shader: bool = False, input_map=None,
+         output_map=None, output_type=None, input_type=None, compute_type=None) -> None:
+    """2-D FFT over the last two axes of a 2-D or 3-D buffer (two dispatches)."""
+    buffers, graph, print_shader = _split_buffers(buffers, graph, print_shader)
+    axes = [len(buffers[0].shape) - 2, len(buffers[0].shape) - 1] if buffers else []
+    _passes(buffers, axes, input_map, output_map, graph=graph, print_shader=print_shader,
+            input_type=input_type, output_type=output_type, compute_type=compute_type)
+
+
+def ifft2(*buffers: Buffer, graph=None, print_shader: bool = False, normalize: bool = True,
+          input_map=None, output_map=None, output_type=None, input_type=None,
+          compute_type=None) -> None:
+    """Inverse of :func:`fft2` (divided by the product of the two lengths by default)."""
+    buffers, graph, print_shader = _split_buffers(buffers, graph, print_shader)
+    axes = [len(buffers[0].shape) - 2, len(buffers[0].shape) - 1] if buffers else []
+    _passes(buffers, axes, input_map, output_map, graph=graph, print_shader=print_shader,
+            inverse=True, normalize_inverse=normalize, input_type=input_type,
+            output_type=output_type, compute_type=compute_type)
+
+
+def fft3(*buffers: Buffer, graph=None, print_shader: bool = False, input_map=None,
+         output_map=None, output_type=None, input_type=None, compute_type=None) -> None:
+    """3-D FFT of a 3-D buffer: axes 0, 1, 2 (three dispatches)."""
+    buffers, graph, print_shader = _split_buffers(buffers, graph, print_shader)
+    _passes(buffers, [0, 1, 2], input_map, output_map, graph=graph, print_shader=print_shader,
+            input_type=input_type, output_type=output_type, compute_type=compute_type)
+
+
+def ifft3(*buffers: Buffer, graph=None, print_shader: bool = False, normalize: bool = True,
+          input_map=None, output_map=None, output_type=None, input_type=None,
+          compute_type=None) -> None:
+    """Inverse of :func:`fft3`."""
+    buffers, graph, print_shader = _split_buffers(buffers, graph, print_shader)
+    _passes(buffers, [0, 1, 2], input_map, output_map, graph=graph, print_shader=print_shader,
+            inverse=True, normalize_inverse=normalize, input_type=input_type,
+            output_type=output_type, compute_type=compute_type)
+
+
+# -- real transforms ------------------------------------------------------------------------
+
+def _check_rfft_buffer(buffer, dims: tuple[int, ...]) -> None:
+    if not isinstance(buffer, RFFTBuffer):
+        raise InvalidTypeError(f"real transforms need a vd.RFFTBuffer, got "
+                               f"{type(buffer).__name__} (vd.asrfftbuffer(array) makes one)")
+    if len(buffer.real_shape) not in dims:
+        wanted = " or ".join(str(d) for d in dims)
+        raise InvalidArgumentError(f"the RFFTBuffer's real shape must have {wanted} "
+                                   f"dimensions, got {buffer.real_shape}")
+
+
+def _real_pass(buffer: RFFTBuffer, inverse: bool, graph, print_shader: bool, normalize: bool,
+               compute_type, name: str = None) -> None:
+    fft(buffer, buffer_shape=tuple(buffer.real_shape), graph=graph, print_shader=print_shader,
+        name=name, inverse=inverse, normalize_inverse=normalize, r2c=True,
+        input_type=buffer.var_type, output_type=buffer.var_type, compute_type=compute_type)
+
+
+def _complex_pass(buffer: RFFTBuffer, axis: int, inverse: bool, graph, print_shader: bool,
+                  normalize: bool, compute_type) -> None:
+    fft(buffer, graph=graph, print_shader=print_shader, axis=axis, inverse=inverse,
+        normalize_inverse=normalize, input_type=buffer.var_type, output_type=buffer.var_type,
+        compute_type=compute_type)
+
+
+def rfft(buffer: RFFTBuffer, graph=None, print_shader: bool = False, name: str = None,
+         compute_type=None) -> None:
+    """Real-to-complex FFT of the last axis, in place on an :class:`~vkdispatch.RFFTBuffer`
+    (its spectrum ``real_shape[-1] // 2 + 1`` bins per row, as ``numpy.fft.rfft``)."""
+    _check_rfft_buffer(buffer, (1, 2, 3))
+    _real_pass(buffer, False, graph, print_shader, True, compute_type, name)
+
+
+def irfft(buffer: RFFTBuffer, graph=None, print_shader: bool = False, name: str = None,
+          normalize: bool = True, compute_type=None) -> None:
+    """Complex-to-real inverse of :func:`rfft` (divided by N unless ``normalize=False``)."""
+    _check_rfft_buffer(buffer, (1, 2, 3))
+    _real_pass(buffer, True, graph, print_shader, normalize, compute_type, name)
+
+
+def rfft2(buffer: RFFTBuffer, graph=None, print_shader: bool = False, compute_type=None) -> None:
+    """``numpy.fft.rfft2``: rfft of the last axis, then an FFT of the half spectrum along the
+    one before."""
+    _check_rfft_buffer(buffer, (2, 3))
+    _real_pass(buffer, False, graph, print_shader, True, compute_type)
+    _complex_pass(buffer, len(buffer.real_shape) - 2, False, graph, print_shader, True,
+                  compute_type)
+
+
+def rfft3(buffer: RFFTBuffer, graph=None, print_shader: bool = False, compute_type=None) -> None:
+    """``numpy.fft.rfftn`` of a 3-D real shape: rfft, then FFTs along axes 1 and 0."""
+    _check_rfft_buffer(buffer, (3,))
+    _real_pass(buffer, False, graph, print_shader, True, compute_type)
+    for axis in (1, 0):
+        _complex_pass(buffer, axis, False, graph, print_shader, True, compute_type)
+
+
+def irfft2(buffer: RFFTBuffer, graph=None, print_shader: bool = False, normalize: bool = True,
+           compute_type=None) -> None:
+    """Inverse of :func:`rfft2`."""
+    _check_rfft_buffer(buffer, (2, 3))
+    _complex_pass(buffer, len(buffer.real_shape) - 2, True, graph, print_shader, normalize,
+                  compute_type)
+    _real_pass(buffer, True, graph, print_shader, normalize, compute_type)
+
+
+def irfft3(buffer: RFFTBuffer, graph=None, print_shader: bool = False, normalize: bool = True,
+           compute_type=None) -> None:
+    """Inverse of :func:`rfft3`."""
+    _check_rfft_buffer(buffer, (3,))
+    for axis in (0, 1):
+        _complex_pass(buffer, axis, True, graph, print_shader, normalize, compute_type)
+    _real_pass(buffer, True, graph, print_shader, normalize, compute_type)

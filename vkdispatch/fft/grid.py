@@ -1,0 +1,156 @@
+"""Work distribution of an FFT shader: which invocations own which lines.
+
+Contiguous axis: a workgroup holds ``lines_per_group`` whole lines, ``batch_threads`` threads
+each (``local_size = (threads, lines, 1)``, or ``(lines, 1, 1)`` with one thread per line), so
+a thread's loads at ``t + m N/r`` are consecutive across the threads of a line. Strided axis:
+a workgroup holds ``inner_lines`` lines that are adjacent in memory, the lane ``local_id.x``
+choosing the line (``local_size = (inner, threads, 1)``), so the threads of one ``t`` read
+neighbouring addresses. The workgroup count is spread over x, y and z; the shader rebuilds the
+linear group index and returns early from the padding groups (uniform across a group).
+"""
+from __future__ import annotations
+
+import vkdispatch.codegen as vc
+from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.fft.config import FFTConfig
+
+__all__ = ["FFTGridManager", "split_workgroups"]
+
+TARGET_GROUP_THREADS = 128  # invocations per workgroup the line packing aims for
+TARGET_INNER_BYTES = 64     # adjacent strided lines per group: a 64-byte run per load
+
+
+def split_workgroups(total: int, max_count: tuple) -> tuple[int, int, int]:
+    """``(x, y, z)`` covering ``total`` groups within the per-dimension limits (the product
+    may exceed ``total``; the shader skips the excess)."""
+    x = min(total, max_count[0])
+    y = min(-(-total // x), max_count[1])
+    z = -(-total // (x * y))
+    if z > max_count[2]:
+        raise InvalidArgumentError(f"{total} workgroups exceed the device's workgroup count "
+                                   f"limits {tuple(max_count)}")
+    return (x, y, z)
+
+
+class FFTGridManager:
+    """Launch geometry of one FFT shader and the per-invocation variables it declares.
+
+    Attributes: ``local_size``, ``workgroups`` (3-tuples), ``group_count`` (linear groups
+    needed), ``lines_per_group`` (contiguous) / ``inner_lines`` (strided), and after
+    :meth:`declare`: ``tid``, ``batch_offset`` (element offset of the line, in the buffer's
+    logical shape), ``line`` (the line's index, contiguous axes only), ``line_valid`` (None when every line slot is real) and ``sdata``.
+    """
+
+    def __init__(self, config: FFTConfig, force_sdata: bool = False,
+                 declare_variables: bool = True):
+        self.config = config
+        self.force_sdata = force_sdata
+        self.contiguous = config.fft_stride == 1
+        self.threads = config.batch_threads
+        self.uses_sdata = config.uses_sdata or force_sdata
+        self._line_bytes = (config.sdata_row_size_padded * config.compute_type.item_size
+                            if self.uses_sdata else 0)
+        if self.contiguous:
+            self._plan_contiguous()
+        else:
+            self._plan_strided()
+        self.workgroups = split_workgroups(self.group_count, config.limits.max_workgroup_count)
+        self.exec_size = tuple(w * s for w, s in zip(self.workgroups, self.local_size))
+        self.tid = self.batch_offset = self.line_valid = self.sdata = None
+        self.lane = self.line = None
+        if declare_variables:
+            self.declare()
+
+    # -- geometry ---------------------------------------------------------------------------
+
+    def _group_limit(self, lanes_axis_limit: int) -> int:
+        limits = self.config.limits
+        count = min(lanes_axis_limit, limits.max_workgroup_invocations // self.threads)
+        if self._line_bytes:
+            count = min(count, limits.max_shared_memory // self._line_bytes)
+        return max(1, count)
+
+    def _plan_contiguous(self) -> None:
+        limits, lines = self.config.limits, self.config.line_count
+        axis_limit = limits.max_workgroup_size[1 if self.threads > 1 else 0]
+        wanted = max(1, TARGET_GROUP_THREADS // self.threads)
+        self.lines_per_group = min(wanted, self._group_limit(axis_limit), lines)
+        self.inner_lines = 1
+        self.group_count = -(-lines // self.lines_per_group)
+        self.partial = lines % self.lines_per_group != 0
+        self.local_size = ((self.threads, self.lines_per_group, 1) if self.threads > 1
+                           else (self.lines_per_group, 1, 1))
+
+    def _plan_strided(self) -> None:
+        config = self.config
+        limits, stride = config.limits, config.fft_stride
+        wanted = max(1, TARGET_INNER_BYTES // config.compute_type.item_size)
+        self.inner_lines = min(wanted, self._group_limit(limits.max_workgroup_size[0]), stride)
+        self.lines_per_group = 1
+        self.inner_groups = -(-stride // self.inner_lines)
+        self.group_count = config.batch_outer_count * self.inner_groups
+        self.partial = stride % self.inner_lines != 0
+        self.local_size = (self.inner_lines, self.threads, 1)
+
+    @property
+    def sdata_size(self) -> int:
+        """Shared-memory elements of the whole group."""
+        if not self.uses_sdata:
+            return 0
+        return self.config.sdata_row_size_padded * self.lines_per_group * self.inner_lines
+
+    # -- shader variables -------------------------------------------------------------------
+
+    def declare(self) -> None:
+        """Declares the group index, the thread's line and its offsets in the shader."""
+        group = self._linear_group()
+        local = vc.local_invocation_id()
+        if self.contiguous:
+            slot = local.y if self.threads > 1 else local.x
+            self.tid = local.x.to_register("fft_tid") if self.threads > 1 else 0
+            line = (group * self.lines_per_group + slot).to_register("fft_line")
+            self.batch_offset = (line * self.config.N).to_register("fft_batch_offset")
+            self.lane = slot
+            self.line = line
+            line_count = self.config.line_count
+            self.line_valid = line < line_count if self.partial else None
+        else:
+            self.tid = local.y.to_register("fft_tid") if self.threads > 1 else 0
+            outer = (group // self.inner_groups).to_register("fft_outer")
+            inner = ((group % self.inner_groups) * self.inner_lines + local.x)
+            inner = inner.to_register("fft_inner")
+            self.batch_offset = (outer * self.config.batch_outer_stride + inner).to_register(
+                "fft_batch_offset")
+            self.lane = local.x
+            self.line_valid = inner < self.config.fft_stride if self.partial else None
+        if self.uses_sdata:
+            self.sdata = vc.shared_buffer(self.config.compute_type, self.sdata_size, "sdata")
+
+    def _linear_group(self):
+        wg, count = vc.workgroup_id(), vc.num_workgroups()
+        x, y, z = self.workgroups
+        if y == 1 and z == 1:
+            return wg.x.to_register("fft_group")
+        group = (wg.x + count.x * (wg.y + count.y * wg.z)).to_register("fft_group")
+        if x * y * z != self.group_count:
+            vc.if_statement(group >= self.group_count, "return;")
+        return group
+
+    def sdata_index(self, position):
+        """Index in ``sdata`` of line position ``position`` (an int or a uint value) of this
+        thread's line: lines of a contiguous group are consecutive padded rows; adjacent
+        strided lines interleave, so neighbouring lanes touch neighbouring words."""
+        padded = self._pad(position)
+        if self.contiguous:
+            if self.lines_per_group == 1:
+                return padded
+            return self.lane * self.config.sdata_row_size_padded + padded
+        if self.inner_lines == 1:
+            return padded
+        return padded * self.inner_lines + self.lane
+
+    def _pad(self, position):
+        config = self.config
+        if config.sdata_row_size_padded == config.sdata_row_size:
+            return position
+        return position + position // config.pad_period

@@ -1,0 +1,114 @@
+"""The FFT shader's signature and its loads/stores: plain buffers or user mapping hooks.
+
+A shader's arguments are the output side, then the input side, then the kernel side. Each
+side is an :class:`IOProxy`: nothing, one buffer of a dtype, or a ``vd.map`` whose arguments
+become shader arguments and which runs once per element with :func:`read_op`/:func:`write_op`
+set. Without input arguments the input side reads the output buffer (an in-place FFT).
+"""
+from __future__ import annotations
+
+from vkdispatch.base import dtype as dt
+import vkdispatch.codegen as vc
+from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.fft.iterators import global_reads_iterator, global_writes_iterator
+from vkdispatch.fft.memory_ops import current_op
+from vkdispatch.fft.registers import FFTRegisters
+from vkdispatch.shader.mapping import MappingFunction
+
+__all__ = ["IOProxy", "IOManager"]
+
+
+class IOProxy:
+    """One side of the signature: ``None`` (absent), a dtype (one ``Buffer[dtype]``) or a
+    :class:`~vkdispatch.MappingFunction` (its argument list)."""
+
+    def __init__(self, obj, name: str):
+        self.name = name
+        self.map_func = None
+        self.buffer_types: list = []
+        if isinstance(obj, MappingFunction):
+            self.map_func = obj
+            self.buffer_types = list(obj.buffer_types)
+        elif isinstance(obj, type) and issubclass(obj, dt.dtype):
+            self.buffer_types = [vc.Buffer[obj]]
+        elif obj is not None:
+            raise InvalidArgumentError(f"{name} must be None, a vkdispatch dtype or a vd.map "
+                                       f"MappingFunction, got {obj!r}")
+        self.variables: list = []
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.buffer_types)
+
+    def set_variables(self, variables: list) -> None:
+        self.variables = list(variables)
+
+    def has_callback(self) -> bool:
+        return self.map_func is not None
+
+    def do_callback(self) -> None:
+        self.map_func.callback(*self.variables)
+
+
+class IOManager:
+    """Declares the shader's arguments from the three sides and moves registers through them.
+
+    ``output_map`` without ``input_map`` needs ``input_type`` (the input buffer's type).
+    """
+
+    def __init__(self, default_registers: FFTRegisters, shader_context, output_map,
+                 output_type=dt.complex64, input_type=None, input_map=None, kernel_map=None):
+        self.default_registers = default_registers
+        if output_map is not None and input_map is None and input_type is None:
+            raise InvalidArgumentError("an output_map without an input_map needs input_type "
+                                       "(the dtype of the input buffer argument)")
+        self.output_proxy = IOProxy(output_map if output_map is not None else output_type,
+                                    "output_map")
+        input_side = input_map if input_map is not None else (
+            input_type if output_map is not None else None)
+        self.input_proxy = IOProxy(input_side, "input_map")
+        self.kernel_proxy = IOProxy(kernel_map, "kernel_map")
+        proxies = [self.output_proxy, self.input_proxy, self.kernel_proxy]
+        types = [t for proxy in proxies for t in proxy.buffer_types]
+        variables = shader_context.declare_input_arguments(types)
+        for proxy in proxies:
+            count = len(proxy.buffer_types)
+            proxy.set_variables(variables[:count])
+            variables = variables[count:]
+        if not self.input_proxy.enabled:
+            self.input_proxy = self.output_proxy  # in place: read the output buffer
+
+    def read_from_proxy(self, proxy: IOProxy, ops) -> None:
+        self._through_proxy(proxy, ops, "read_from_buffer")
+
+    def write_to_proxy(self, proxy: IOProxy, ops) -> None:
+        self._through_proxy(proxy, ops, "write_to_buffer")
+
+    @staticmethod
+    def _through_proxy(proxy: IOProxy, ops, buffer_method: str) -> None:
+        """Runs the proxy's map once per op (with the op current), or moves the element
+        to/from its single buffer."""
+        for op in ops:
+            if proxy.has_callback():
+                with current_op(op):
+                    proxy.do_callback()
+            else:
+                getattr(op, buffer_method)(proxy.variables[0])
+
+    def read_input(self, registers: FFTRegisters | None = None, r2c: bool = False,
+                   inverse: bool = None, signal_range: tuple | None = None) -> None:
+        """Loads the input side into the registers (stage-0 layout)."""
+        registers = registers or self.default_registers
+        proxy = self.input_proxy
+        if proxy is self.output_proxy and proxy.has_callback():
+            raise InvalidArgumentError("an output_map cannot serve as the input of an in-place "
+                                       "FFT; give input_type or an input_map")
+        self.read_from_proxy(proxy, global_reads_iterator(registers, r2c=r2c, inverse=inverse,
+                                                          signal_range=signal_range))
+
+    def write_output(self, registers: FFTRegisters | None = None, r2c: bool = False,
+                     inverse: bool = None) -> None:
+        """Stores the registers (last-stage layout) through the output side."""
+        registers = registers or self.default_registers
+        self.write_to_proxy(self.output_proxy, global_writes_iterator(registers, r2c=r2c,
+                                                                      inverse=inverse))

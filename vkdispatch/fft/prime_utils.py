@@ -1,0 +1,58 @@
+"""Factoring FFT lengths into the radices the generated butterflies support."""
+from __future__ import annotations
+
+from vkdispatch.errors import InvalidArgumentError
+
+__all__ = ["SUPPORTED_PRIMES", "prime_factors", "group_primes", "default_register_limit",
+           "default_max_prime", "pad_dim"]
+
+SUPPORTED_PRIMES = (2, 3, 5, 7, 11, 13)
+
+
+def default_register_limit() -> int:
+    """Complex registers per thread the planner aims for (a radix-16 stage)."""
+    return 16
+
+
+def default_max_prime() -> int:
+    """The largest prime with a generated butterfly."""
+    return SUPPORTED_PRIMES[-1]
+
+
+def prime_factors(n: int) -> list[int]:
+    """The prime factors of ``n`` in ascending order, with multiplicity (``[]`` for 1)."""
+    if n < 1:
+        raise InvalidArgumentError(f"prime_factors needs a positive integer, got {n}")
+    factors, p = [], 2
+    while p * p <= n:
+        while n % p == 0:
+            factors.append(p)
+            n //= p
+        p += 1
+    if n > 1:
+        factors.append(n)
+    return factors
+
+
+def group_primes(primes: list[int], limit: int) -> list[list[int]]:
+    """Greedy grouping: each group is extended while its product stays within ``limit``."""
+    groups: list[list[int]] = []
+    product = limit + 1
+    for prime in primes:
+        if product * prime > limit:
+            groups.append([])
+            product = 1
+        groups[-1].append(prime)
+        product *= prime
+    return groups
+
+
+def pad_dim(dim: int, max_register_count: int | None = None) -> int:
+    """The smallest length >= ``dim`` whose prime factors are all at most
+    ``max_register_count`` (default 16, so at most 13): an FFT-friendly padded size."""
+    if dim <= 0:
+        raise InvalidArgumentError(f"Dimension must be greater than 0 (got dim={dim})")
+    limit = min(max_register_count or default_register_limit(), default_max_prime())
+    while max(prime_factors(dim), default=1) > limit:
+        dim += 1
+    return dim

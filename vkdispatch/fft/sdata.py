@@ -1,0 +1,65 @@
+"""FFTSDataManager: stage hand-over through workgroup shared memory.
+
+Each stage writes its outputs at their line positions and the next stage reads its inputs;
+a barrier separates every change of direction (write -> read, read -> write), so a group
+never reads a slot before it is written or overwrites one still being read.
+"""
+from __future__ import annotations
+
+import vkdispatch.codegen as vc
+from vkdispatch.fft.config import FFTConfig
+from vkdispatch.fft.grid import FFTGridManager
+from vkdispatch.fft.layout import input_position, output_base, output_position
+from vkdispatch.fft.registers import FFTRegisters
+
+__all__ = ["FFTSDataManager"]
+
+
+class FFTSDataManager:
+    """Owns the group's ``sdata`` array (declared by the grid) and its barrier state."""
+
+    def __init__(self, config: FFTConfig, grid: FFTGridManager,
+                 default_registers: FFTRegisters | None):
+        self.config = config
+        self.grid = grid
+        self.default_registers = default_registers
+        self.sdata = grid.sdata
+        self._last_access = None  # "read" or "write": decides the next barrier
+
+    def _sync(self, access: str) -> None:
+        if self._last_access not in (None, access):
+            vc.memory_barrier_shared()
+            vc.barrier()
+        self._last_access = access
+
+    def write_to_sdata(self, registers: FFTRegisters | None = None,
+                       stage_index: int = -1) -> None:
+        """Stores the registers at ``stage_index``'s output positions."""
+        registers = registers or self.default_registers
+        self._sync("write")
+        for register, position in self._positions(registers, stage_index, output=True):
+            self.sdata[self.grid.sdata_index(position)] = register
+
+    def read_from_sdata(self, registers: FFTRegisters | None = None,
+                        stage_index: int = 0) -> None:
+        """Loads the registers from ``stage_index``'s input positions."""
+        registers = registers or self.default_registers
+        self._sync("read")
+        for register, position in self._positions(registers, stage_index, output=False):
+            register[:] = self.sdata[self.grid.sdata_index(position)]
+
+    @staticmethod
+    def _positions(registers: FFTRegisters, stage_index: int, output: bool):
+        """``(register, line position)`` pairs of a stage's layout, with its guards open."""
+        stage = registers.config.stages[stage_index]
+        resources = registers.resources
+        for instance in range(stage.instance_count):
+            with resources.instance_guard(stage, instance):
+                j = resources.butterfly_index(stage, instance)
+                base = output_base(stage, j) if output else None
+                if output and not isinstance(base, int) and stage.input_stride != 1:
+                    base = base.to_register()
+                for element in range(stage.radix):
+                    position = (output_position(stage, base, element) if output
+                                else input_position(stage, j, element))
+                    yield registers[instance * stage.radix + element], position

@@ -1,0 +1,86 @@
+"""Cached FFT shader factories: one ShaderFunction per (geometry, options, maps, device).
+
+Keys include the device limits the plan was made for, so contexts with different devices
+never share a launch geometry; mapping functions are keys by value (the same function and
+types give the same key).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Optional, Tuple
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.fft.config import DeviceLimits, normalize_axis
+from vkdispatch.fft.context import fft_context
+from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.shader.shader_function import ShaderFunction
+
+__all__ = ["make_fft_shader", "get_cache_info", "cache_clear", "print_cache_info"]
+
+
+def _signal_range(signal_range, n: int) -> Tuple[int, int]:
+    if signal_range is None:
+        return (0, n)
+    if not isinstance(signal_range, tuple) or len(signal_range) != 2:
+        raise InvalidArgumentError(f"input_signal_range must be a (start, end) tuple, got "
+                                   f"{signal_range!r}")
+    start = 0 if signal_range[0] is None else int(signal_range[0])
+    end = n if signal_range[1] is None else int(signal_range[1])
+    if not 0 <= start <= end <= n:
+        raise InvalidArgumentError(f"input_signal_range {signal_range!r} must satisfy "
+                                   f"0 <= start <= end <= {n} (the FFT length)")
+    return (start, end)
+
+
+@functools.lru_cache(maxsize=None)
+def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: bool,
+                normalize_inverse: bool, r2c: bool, input_map, output_map, input_type,
+                output_type, compute_type, signal_range: Tuple[int, int],
+                name: Optional[str]) -> ShaderFunction:
+    name = name or (f"fft_shader_{buffer_shape}_{axis}_{inverse}_{normalize_inverse}_{r2c}")
+    with fft_context(buffer_shape, axis, compute_type=compute_type, name=name,
+                     limits=limits) as ctx:
+        if r2c and ctx.config.fft_stride != 1:
+            raise InvalidArgumentError("R2C io only supported for contiguous data (the last "
+                                       f"axis); got axis {axis} of shape {buffer_shape}")
+        io = ctx.make_io_manager(output_map, output_type, input_type, input_map)
+        io.read_input(r2c=r2c, inverse=inverse, signal_range=signal_range)
+        ctx.execute(inverse)
+        if inverse and normalize_inverse:
+            ctx.registers.normalize()
+        io.write_output(r2c=r2c, inverse=inverse)
+    return ctx.get_callable()
+
+
+def make_fft_shader(buffer_shape: Tuple, axis: int = None, inverse: bool = False,
+                    normalize_inverse: bool = True, r2c: bool = False, input_map=None,
+                    output_map=None, input_type=None, output_type=None, compute_type=None,
+                    input_signal_range=None, name: Optional[str] = None) -> ShaderFunction:
+    """The (cached) shader of one 1-D FFT pass over every line along ``axis``.
+
+    Missing types default to complex64; without an input map the input type is the output
+    type (in place). ``buffer_shape`` is the real shape for ``r2c``.
+    """
+    shape = tuple(int(d) for d in buffer_shape)
+    axis = normalize_axis(axis, len(shape))
+    output_type = output_type or dt.complex64
+    if input_type is None and input_map is None and output_map is None:
+        input_type = output_type
+    return _fft_shader(DeviceLimits.current(), shape, axis, bool(inverse),
+                       bool(normalize_inverse), bool(r2c), input_map, output_map, input_type,
+                       output_type, compute_type or dt.complex64,
+                       _signal_range(input_signal_range, shape[axis]), name)
+
+
+def get_cache_info():
+    """``functools`` cache statistics of the FFT shader factory."""
+    return _fft_shader.cache_info()
+
+
+def print_cache_info() -> None:
+    print(f"FFT shader cache: {get_cache_info()}")
+
+
+def cache_clear() -> None:
+    """Drops every cached FFT shader (they are rebuilt on next use)."""
+    _fft_shader.cache_clear()

@@ -1,0 +1,113 @@
+"""Source inspection: the GLSL of each transform's passes (``*_src``) or printed
+(``*_print_src``), built through the same caches as the dispatching functions with complex64
+everywhere. R2C helpers take the real shape."""
+from __future__ import annotations
+
+from typing import Tuple
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.fft.shader_factories import make_fft_shader
+from vkdispatch.shader.shader_function import ShaderSource
+
+__all__ = [f"{name}{suffix}" for name in ("fft", "fft2", "fft3", "ifft", "ifft2", "ifft3",
+                                          "rfft", "rfft2", "rfft3", "irfft", "irfft2",
+                                          "irfft3")
+           for suffix in ("_src", "_print_src")]
+
+
+def _source(buffer_shape: Tuple, axis=None, inverse=False, normalize=True, r2c=False,
+            input_map=None, output_map=None, input_signal_range=None,
+            line_numbers=False) -> ShaderSource:
+    input_type = dt.complex64 if output_map is not None and input_map is None else None
+    shader = make_fft_shader(tuple(buffer_shape), axis, inverse=inverse,
+                             normalize_inverse=normalize, r2c=r2c, input_map=input_map,
+                             output_map=output_map, input_type=input_type,
+                             input_signal_range=input_signal_range)
+    return shader.get_src(line_numbers)
+
+
+def _half_shape(buffer_shape: Tuple) -> Tuple:
+    return tuple(buffer_shape[:-1]) + (buffer_shape[-1] // 2 + 1,)
+
+
+def fft_src(buffer_shape, axis=None, inverse=False, normalize_inverse=True, r2c=False,
+            input_map=None, output_map=None, input_signal_range=None, line_numbers=False):
+    return _source(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
+                   output_map, input_signal_range, line_numbers)
+
+
+def ifft_src(buffer_shape, axis=None, normalize=True, input_map=None, output_map=None):
+    return _source(buffer_shape, axis, True, normalize, input_map=input_map,
+                   output_map=output_map)
+
+
+def _multi(buffer_shape, axes, inverse=False, normalize=True, input_map=None,
+           output_map=None) -> tuple:
+    last = len(axes) - 1
+    return tuple(_source(buffer_shape, axis, inverse, normalize,
+                         input_map=input_map if i == 0 else None,
+                         output_map=output_map if i == last else None)
+                 for i, axis in enumerate(axes))
+
+
+def fft2_src(buffer_shape, input_map=None, output_map=None):
+    n = len(buffer_shape)
+    return _multi(buffer_shape, [n - 2, n - 1], input_map=input_map, output_map=output_map)
+
+
+def fft3_src(buffer_shape, input_map=None, output_map=None):
+    return _multi(buffer_shape, [0, 1, 2], input_map=input_map, output_map=output_map)
+
+
+def ifft2_src(buffer_shape, normalize=True, input_map=None, output_map=None):
+    n = len(buffer_shape)
+    return _multi(buffer_shape, [n - 2, n - 1], True, normalize, input_map, output_map)
+
+
+def ifft3_src(buffer_shape, normalize=True, input_map=None, output_map=None):
+    return _multi(buffer_shape, [0, 1, 2], True, normalize, input_map, output_map)
+
+
+def rfft_src(buffer_shape):
+    return _source(buffer_shape, r2c=True)
+
+
+def irfft_src(buffer_shape, normalize=True):
+    return _source(buffer_shape, inverse=True, normalize=normalize, r2c=True)
+
+
+def rfft2_src(buffer_shape):
+    return (rfft_src(buffer_shape),
+            _source(_half_shape(buffer_shape), len(buffer_shape) - 2))
+
+
+def rfft3_src(buffer_shape):
+    half = _half_shape(buffer_shape)
+    return (rfft_src(buffer_shape), _source(half, 1), _source(half, 0))
+
+
+def irfft2_src(buffer_shape, normalize=True):
+    return (_source(_half_shape(buffer_shape), len(buffer_shape) - 2, True, normalize),
+            irfft_src(buffer_shape, normalize))
+
+
+def irfft3_src(buffer_shape, normalize=True):
+    half = _half_shape(buffer_shape)
+    return (_source(half, 0, True, normalize), _source(half, 1, True, normalize),
+            irfft_src(buffer_shape, normalize))
+
+
+def _printer(source_function):
+    def print_src(*args, **kwargs) -> None:
+        sources = source_function(*args, **kwargs)
+        for source in sources if isinstance(sources, tuple) else (sources,):
+            print(source)
+
+    print_src.__name__ = source_function.__name__.replace("_src", "_print_src")
+    print_src.__doc__ = f"Prints what :func:`{source_function.__name__}` returns."
+    return print_src
+
+
+for _function in (fft_src, fft2_src, fft3_src, ifft_src, ifft2_src, ifft3_src, rfft_src,
+                  rfft2_src, rfft3_src, irfft_src, irfft2_src, irfft3_src):
+    globals()[_function.__name__.replace("_src", "_print_src")] = _printer(_function)
