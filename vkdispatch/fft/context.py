@@ -40,6 +40,7 @@ class FFTContext:
         self.resources = FFTResources(self.config, self.grid)
         self.registers = self.allocate_registers("fft")
         self.sdata = FFTSDataManager(self.config, self.grid, self.registers)
+        self.resources.sdata = self.sdata  # the staged global iterators exchange through it
         self.name = name or f"fft_shader_{tuple(buffer_shape)}_{self.config.axis}"
         self.fft_callable: ShaderFunction | None = None
         self.declared_shader_args = None

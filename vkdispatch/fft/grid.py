@@ -18,6 +18,9 @@ __all__ = ["FFTGridManager", "split_workgroups"]
 
 TARGET_GROUP_THREADS = 128  # invocations per workgroup the line packing aims for
 TARGET_INNER_BYTES = 64     # adjacent strided lines per group: a 64-byte run per load
+# Lines owned by fewer threads than this are loaded and stored through shared memory by the
+# whole group in address order (coalesced), instead of each thread reading its own run.
+STAGED_BELOW_THREADS = 8
 
 
 def split_workgroups(total: int, max_count: tuple) -> tuple[int, int, int]:
@@ -38,7 +41,11 @@ class FFTGridManager:
     Attributes: ``local_size``, ``workgroups`` (3-tuples), ``group_count`` (linear groups
     needed), ``lines_per_group`` (contiguous) / ``inner_lines`` (strided), and after
     :meth:`declare`: ``tid``, ``batch_offset`` (element offset of the line, in the buffer's
-    logical shape), ``line`` (the line's index, contiguous axes only), ``line_valid`` (None when every line slot is real) and ``sdata``.
+    logical shape), ``line`` (the line's index, contiguous axes only), ``line_valid`` (None
+    when every line slot is real), ``group`` (the linear group index) and ``sdata``.
+
+    ``staged``: global loads and stores of a contiguous group go through shared memory in
+    address order (short lines, where each thread's own run would not coalesce).
     """
 
     def __init__(self, config: FFTConfig, force_sdata: bool = False,
@@ -47,8 +54,10 @@ class FFTGridManager:
         self.force_sdata = force_sdata
         self.contiguous = config.fft_stride == 1
         self.threads = config.batch_threads
-        self.uses_sdata = config.uses_sdata or force_sdata
-        self._line_bytes = (config.sdata_row_size_padded * config.compute_type.item_size
+        self.staged = self.contiguous and self.threads < STAGED_BELOW_THREADS \
+            and config.line_count > 1 and config.N > 1
+        self.uses_sdata = config.uses_sdata or force_sdata or self.staged
+        self._line_bytes = ((config.sdata_row_size_padded + 1) * config.compute_type.item_size
                             if self.uses_sdata else 0)
         if self.contiguous:
             self._plan_contiguous()
@@ -57,7 +66,7 @@ class FFTGridManager:
         self.workgroups = split_workgroups(self.group_count, config.limits.max_workgroup_count)
         self.exec_size = tuple(w * s for w, s in zip(self.workgroups, self.local_size))
         self.tid = self.batch_offset = self.line_valid = self.sdata = None
-        self.lane = self.line = None
+        self.lane = self.line = self.group = None
         if declare_variables:
             self.declare()
 
@@ -78,6 +87,10 @@ class FFTGridManager:
         self.inner_lines = 1
         self.group_count = -(-lines // self.lines_per_group)
         self.partial = lines % self.lines_per_group != 0
+        self.staged = self.staged and self.lines_per_group > 1
+        padded = self.config.sdata_row_size_padded
+        # An odd row pitch puts a thread's run of one row on other banks than its neighbours'.
+        self.row_pitch = padded if self.lines_per_group == 1 else padded | 1
         self.local_size = ((self.threads, self.lines_per_group, 1) if self.threads > 1
                            else (self.lines_per_group, 1, 1))
 
@@ -97,13 +110,15 @@ class FFTGridManager:
         """Shared-memory elements of the whole group."""
         if not self.uses_sdata:
             return 0
-        return self.config.sdata_row_size_padded * self.lines_per_group * self.inner_lines
+        if self.contiguous:
+            return self.row_pitch * self.lines_per_group
+        return self.config.sdata_row_size_padded * self.inner_lines
 
     # -- shader variables -------------------------------------------------------------------
 
     def declare(self) -> None:
         """Declares the group index, the thread's line and its offsets in the shader."""
-        group = self._linear_group()
+        group = self.group = self._linear_group()
         local = vc.local_invocation_id()
         if self.contiguous:
             slot = local.y if self.threads > 1 else local.x
@@ -136,15 +151,17 @@ class FFTGridManager:
             vc.if_statement(group >= self.group_count, "return;")
         return group
 
-    def sdata_index(self, position):
-        """Index in ``sdata`` of line position ``position`` (an int or a uint value) of this
-        thread's line: lines of a contiguous group are consecutive padded rows; adjacent
-        strided lines interleave, so neighbouring lanes touch neighbouring words."""
+    def sdata_index(self, position, slot=None):
+        """Index in ``sdata`` of line position ``position`` (an int or a uint value) of the
+        thread's line, or of line ``slot`` of a contiguous group: lines of a contiguous group
+        are padded rows; adjacent strided lines interleave, so neighbouring lanes touch
+        neighbouring words."""
         padded = self._pad(position)
         if self.contiguous:
             if self.lines_per_group == 1:
                 return padded
-            return self.lane * self.config.sdata_row_size_padded + padded
+            slot = self.lane if slot is None else slot
+            return slot * self.row_pitch + padded
         if self.inner_lines == 1:
             return padded
         return padded * self.inner_lines + self.lane

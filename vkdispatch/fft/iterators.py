@@ -7,8 +7,11 @@ before yielding.
 """
 from __future__ import annotations
 
+import contextlib
+import math
 from typing import Iterator
 
+import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.config import FFTStage
 from vkdispatch.fft.layout import input_position, output_base, output_position
@@ -63,23 +66,59 @@ def _fields(op: MemoryOp) -> dict:
     return {name: getattr(op, name) for name in MemoryOp.__dataclass_fields__}
 
 
-def _line_index(resources: FFTResources, op: MemoryOp, pitch: int):
-    """Buffer index of ``op`` in a row layout of ``pitch`` elements per line (R2C rows)."""
-    line = resources.grid.line
+def _row_index(config, line, position, pitch: int):
+    """Buffer index of ``position`` of contiguous line ``line`` in rows of ``pitch``."""
     start = line if pitch == 1 else line * pitch
-    return start + op.fft_index
+    return start + position
 
 
-def _default_index(resources: FFTResources, op: MemoryOp):
-    stride = resources.config.fft_stride
-    position = op.fft_index if stride == 1 else op.fft_index * stride
-    return resources.input_batch_offset + position
+def _index_function(resources: FFTResources, r2c: bool, inverse: bool, reading: bool):
+    """``(line, position) -> buffer index`` for the transform's layout: rows of N (C2C),
+    padded real rows of ``2 (N/2 + 1)`` scalars, or half spectra of ``N/2 + 1`` bins."""
+    config = resources.config
+    half = config.N // 2 + 1
+    if r2c:
+        pitch = 2 * half if reading != bool(inverse) else half
+        return lambda line, position: _row_index(config, line, position, pitch)
+    if resources.grid.contiguous:
+        return lambda line, position: _row_index(config, line, position, config.N)
+    stride = config.fft_stride
+    return lambda _line, position: resources.input_batch_offset + position * stride
+
+
+def _staged_elements(resources: FFTResources) -> Iterator[tuple]:
+    """The group's lines in address order: ``(line, slot, position)`` per element this
+    invocation moves, with the guards for partial rounds and lines open."""
+    grid, config = resources.grid, resources.config
+    invocations = math.prod(grid.local_size)
+    total = grid.lines_per_group * config.N
+    local = vc.local_invocation_index()
+    for round_index in range(-(-total // invocations)):
+        element = local if round_index == 0 else local + round_index * invocations
+        element = element.to_register()
+        with contextlib.ExitStack() as guards:
+            if (round_index + 1) * invocations > total:
+                guards.enter_context(vc.if_block(element < total))
+            slot = (element // config.N).to_register()
+            position = (element % config.N).to_register()
+            line = (grid.group * grid.lines_per_group + slot).to_register()
+            if grid.partial:
+                guards.enter_context(vc.if_block(line < config.line_count))
+            yield line, slot, position
+
+
+def _staged_op(op_class, resources, config, register, position, **extra):
+    return op_class(fft_offset=position, fft_stride=config.N, fft_index=position,
+                    fft_size=config.N, register_id=0, register_count=1, element_id=0,
+                    element_count=1, instance_id=0, instance_count=1, register=register,
+                    io_index=resources.io_index, **extra)
 
 
 def global_reads_iterator(registers: FFTRegisters, r2c: bool = False, inverse: bool = None,
                           format_transposed: bool = False, inner_only: bool = False,
                           signal_range: tuple | None = None) -> Iterator[GlobalReadOp]:
-    """Loads of the first stage's inputs from global memory, one op per register."""
+    """Loads of the first stage's inputs from global memory, one op per register (per
+    element of the group in address order when the grid is ``staged``)."""
     if r2c and inverse is None:
         raise InvalidArgumentError("global_reads_iterator(r2c=True) needs inverse=True/False")
     if r2c and format_transposed:
@@ -87,41 +126,58 @@ def global_reads_iterator(registers: FFTRegisters, r2c: bool = False, inverse: b
     resources = registers.resources
     config = resources.config
     start, end = signal_range or (0, config.N)
-    signal = (start or 0, config.N if end is None else end)
-    half = config.N // 2 + 1
+    extra = dict(io_index_2=resources.io_index_2, r2c=r2c, inverse=bool(inverse),
+                 format_transposed=format_transposed,
+                 signal_range=(start or 0, config.N if end is None else end))
+    index_of = _index_function(resources, r2c, inverse, reading=True)
+    mirror_of = (lambda line: line * (2 * (config.N // 2 + 1)) + config.N) \
+        if r2c and inverse else (lambda line: None)
+    if resources.grid.staged:
+        yield from _staged_reads(registers, index_of, mirror_of, extra)
+        return
     with resources.line_guard():
         for op in memory_reads_iterator(resources, 0):
-            if r2c and not inverse:
-                index = _line_index(resources, op, 2 * half)
-            elif r2c:
-                index = _line_index(resources, op, half)
-            else:
-                index = _default_index(resources, op)
-            resources.io_index[:] = index
-            mirror = None
-            if r2c and inverse:
-                mirror = resources.grid.line * (2 * half) + config.N
+            resources.io_index[:] = index_of(resources.grid.line, op.fft_index)
             yield GlobalReadOp(**_fields(op), register=registers[op.register_id],
-                               io_index=resources.io_index, io_index_2=resources.io_index_2,
-                               r2c=r2c, inverse=bool(inverse), r2c_inverse_offset=mirror,
-                               format_transposed=format_transposed, signal_range=signal)
+                               io_index=resources.io_index,
+                               r2c_inverse_offset=mirror_of(resources.grid.line), **extra)
+
+
+def _staged_reads(registers: FFTRegisters, index_of, mirror_of, extra: dict):
+    resources = registers.resources
+    config, grid, sdata = resources.config, resources.grid, resources.sdata
+    staging = vc.new_register(config.compute_type, var_name="fft_staged")
+    sdata.sync("write")
+    for line, slot, position in _staged_elements(resources):
+        resources.io_index[:] = index_of(line, position)
+        yield _staged_op(GlobalReadOp, resources, config, staging, position,
+                         r2c_inverse_offset=mirror_of(line), **extra)
+        sdata.sdata[grid.sdata_index(position, slot)] = staging
+    sdata.read_from_sdata(registers, 0)
 
 
 def global_writes_iterator(registers: FFTRegisters, r2c: bool = False,
                            inverse: bool = None) -> Iterator[GlobalWriteOp]:
-    """Stores of the last stage's outputs (natural frequency order), one op per register."""
+    """Stores of the last stage's outputs (natural frequency order), one op per register (per
+    element of the group in address order when the grid is ``staged``)."""
     if r2c and inverse is None:
         raise InvalidArgumentError("global_writes_iterator(r2c=True) needs inverse=True/False")
     resources = registers.resources
-    half = resources.config.N // 2 + 1
+    config = resources.config
+    index_of = _index_function(resources, r2c, inverse, reading=False)
+    extra = dict(r2c=r2c, inverse=bool(inverse))
+    if resources.grid.staged:
+        sdata, grid = resources.sdata, resources.grid
+        sdata.write_to_sdata(registers, -1)
+        staging = vc.new_register(config.compute_type, var_name="fft_staged_out")
+        sdata.sync("read")
+        for line, slot, position in _staged_elements(resources):
+            staging[:] = sdata.sdata[grid.sdata_index(position, slot)]
+            resources.io_index[:] = index_of(line, position)
+            yield _staged_op(GlobalWriteOp, resources, config, staging, position, **extra)
+        return
     with resources.line_guard():
         for op in memory_writes_iterator(resources, -1):
-            if r2c and not inverse:
-                index = _line_index(resources, op, half)
-            elif r2c:
-                index = _line_index(resources, op, 2 * half)
-            else:
-                index = _default_index(resources, op)
-            resources.io_index[:] = index
+            resources.io_index[:] = index_of(resources.grid.line, op.fft_index)
             yield GlobalWriteOp(**_fields(op), register=registers[op.register_id],
-                                io_index=resources.io_index, r2c=r2c, inverse=bool(inverse))
+                                io_index=resources.io_index, **extra)

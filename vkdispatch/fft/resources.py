@@ -29,6 +29,7 @@ class FFTResources:
         self.output_batch_offset = grid.batch_offset
         self.io_index = vc.new_register(dt.uint32, var_name="fft_io_index")
         self.io_index_2 = vc.new_register(dt.uint32, var_name="fft_io_index_2")
+        self.sdata = None  # the FFTSDataManager, set by the FFTContext that owns both
 
     def butterfly_index(self, stage: FFTStage, instance: int):
         """``j``: the butterfly this thread runs as ``instance`` of ``stage``."""

@@ -26,7 +26,8 @@ class FFTSDataManager:
         self.sdata = grid.sdata
         self._last_access = None  # "read" or "write": decides the next barrier
 
-    def _sync(self, access: str) -> None:
+    def sync(self, access: str) -> None:
+        """Emits a barrier when ``access`` ("read"/"write") changes direction."""
         if self._last_access not in (None, access):
             vc.memory_barrier_shared()
             vc.barrier()
@@ -36,7 +37,7 @@ class FFTSDataManager:
                        stage_index: int = -1) -> None:
         """Stores the registers at ``stage_index``'s output positions."""
         registers = registers or self.default_registers
-        self._sync("write")
+        self.sync("write")
         for register, position in self._positions(registers, stage_index, output=True):
             self.sdata[self.grid.sdata_index(position)] = register
 
@@ -44,7 +45,7 @@ class FFTSDataManager:
                         stage_index: int = 0) -> None:
         """Loads the registers from ``stage_index``'s input positions."""
         registers = registers or self.default_registers
-        self._sync("read")
+        self.sync("read")
         for register, position in self._positions(registers, stage_index, output=False):
             register[:] = self.sdata[self.grid.sdata_index(position)]
 
