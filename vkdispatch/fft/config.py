@@ -22,8 +22,10 @@ from vkdispatch.fft.prime_utils import (SUPPORTED_PRIMES, default_register_limit
                                         prime_factors)
 
 __all__ = ["DeviceLimits", "FFTStage", "FFTRegisterStageConfig", "FFTConfig", "plan_radices",
-           "normalize_axis"]
+           "normalize_axis", "MIN_STRIDED_LINES"]
 
+# A strided transform coalesces only with several adjacent lines per workgroup.
+MIN_STRIDED_LINES = 4
 # Shared-memory rows are padded by one element every 128 bytes, so strided stage writes
 # spread over the banks instead of hitting one.
 _BANK_ROW_BYTES = 128
@@ -200,18 +202,34 @@ class FFTConfig:
             f"threads per line (the device's workgroup limit along this axis)")
 
     def _fit_shared_memory(self) -> None:
-        """Drops the bank padding when only the unpadded line fits; raises when neither does."""
+        """Chooses how a line sits in shared memory: complex values, or (``exchange_split``)
+        one component at a time, which halves the footprint at the cost of a second round
+        per exchange; padded if it fits. Strided axes aim for ``MIN_STRIDED_LINES`` lines per
+        group (adjacent lines are what makes their loads coalesce). Raises when not even one
+        unpadded line of one component fits."""
+        self.exchange_split = False
         if not self.uses_sdata:
             return
         item, limit = self.compute_type.item_size, self.limits.max_shared_memory
-        if self.sdata_row_size_padded * item > limit:
-            self.sdata_row_size_padded = self.N
-        if self.N * item > limit:
-            raise InvalidArgumentError(
-                f"FFT length {self.N} in {self.compute_type.name} needs {self.N * item} bytes "
-                f"of shared memory for one line; the device allows {limit} "
-                f"(max_compute_shared_memory_size), so the longest single-pass length is "
-                f"{limit // item}")
+        padded = self.sdata_row_size_padded
+        wanted = min(MIN_STRIDED_LINES, self.fft_stride)
+        layouts = [(rows, split, size) for rows in (wanted, 1) for size in (padded, self.N)
+                   for split in (False, True)]
+        for rows, split, size in layouts:
+            if rows * size * (item // 2 if split else item) <= limit:
+                self.exchange_split, self.sdata_row_size_padded = split, size
+                return
+        raise InvalidArgumentError(
+            f"FFT length {self.N} in {self.compute_type.name} needs {self.N * item // 2} "
+            f"bytes of shared memory for one line even one component at a time; the device "
+            f"allows {limit} (max_compute_shared_memory_size), so the longest single-pass "
+            f"length is {2 * limit // item}")
+
+    @property
+    def sdata_item_size(self) -> int:
+        """Bytes of one shared-memory element (a complex value, or one component)."""
+        item = self.compute_type.item_size
+        return item // 2 if self.exchange_split else item
 
     @property
     def pad_period(self) -> int:

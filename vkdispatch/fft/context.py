@@ -87,8 +87,7 @@ class FFTContext:
         registers = registers or self.registers
         if registers.try_shuffle(output_stage, input_stage):
             return True
-        self.sdata.write_to_sdata(registers, output_stage)
-        self.sdata.read_from_sdata(registers, input_stage)
+        self.sdata.exchange(registers, output_stage, input_stage)
         return None
 
     def execute(self, inverse: bool) -> None:

@@ -57,7 +57,8 @@ class FFTGridManager:
         self.staged = self.contiguous and self.threads < STAGED_BELOW_THREADS \
             and config.line_count > 1 and config.N > 1
         self.uses_sdata = config.uses_sdata or force_sdata or self.staged
-        self._line_bytes = ((config.sdata_row_size_padded + 1) * config.compute_type.item_size
+        self.split = config.exchange_split
+        self._line_bytes = ((config.sdata_row_size_padded + 1) * config.sdata_item_size
                             if self.uses_sdata else 0)
         if self.contiguous:
             self._plan_contiguous()
@@ -139,7 +140,10 @@ class FFTGridManager:
             self.lane = local.x
             self.line_valid = inner < self.config.fft_stride if self.partial else None
         if self.uses_sdata:
-            self.sdata = vc.shared_buffer(self.config.compute_type, self.sdata_size, "sdata")
+            element = self.config.compute_type
+            if self.split:
+                element = element.child_type
+            self.sdata = vc.shared_buffer(element, self.sdata_size, "sdata")
 
     def _linear_group(self):
         wg, count = vc.workgroup_id(), vc.num_workgroups()

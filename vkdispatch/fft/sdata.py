@@ -33,6 +33,22 @@ class FFTSDataManager:
             vc.barrier()
         self._last_access = access
 
+    def exchange(self, registers: FFTRegisters, output_stage: int, input_stage: int) -> None:
+        """Moves the registers from ``output_stage``'s output layout to ``input_stage``'s
+        input layout; with a split exchange, the real parts first, then the imaginary ones
+        (a register's imaginary part is still the old one while the real parts travel)."""
+        if not self.grid.split:
+            self.write_to_sdata(registers, output_stage)
+            self.read_from_sdata(registers, input_stage)
+            return
+        for component in ("real", "imag"):
+            self.sync("write")
+            for register, position in self._positions(registers, output_stage, output=True):
+                self.sdata[self.grid.sdata_index(position)] = getattr(register, component)
+            self.sync("read")
+            for register, position in self._positions(registers, input_stage, output=False):
+                setattr(register, component, self.sdata[self.grid.sdata_index(position)])
+
     def write_to_sdata(self, registers: FFTRegisters | None = None,
                        stage_index: int = -1) -> None:
         """Stores the registers at ``stage_index``'s output positions."""

@@ -7,11 +7,13 @@ types give the same key).
 from __future__ import annotations
 
 import functools
+import math
 from typing import Optional, Tuple
 
 from vkdispatch.base import dtype as dt
 from vkdispatch.fft.config import DeviceLimits, normalize_axis
 from vkdispatch.fft.context import fft_context
+from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.shader.shader_function import ShaderFunction
 
@@ -32,11 +34,10 @@ def _signal_range(signal_range, n: int) -> Tuple[int, int]:
     return (start, end)
 
 
-@functools.lru_cache(maxsize=None)
-def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: bool,
-                normalize_inverse: bool, r2c: bool, input_map, output_map, input_type,
-                output_type, compute_type, signal_range: Tuple[int, int],
-                name: Optional[str]) -> ShaderFunction:
+def _one_pass_shader(buffer_shape: Tuple, axis: int, inverse: bool, normalize_inverse: bool,
+                     r2c: bool, input_map, output_map, input_type, output_type, compute_type,
+                     signal_range: Tuple[int, int], limits: DeviceLimits,
+                     name: Optional[str]) -> ShaderFunction:
     name = name or (f"fft_shader_{buffer_shape}_{axis}_{inverse}_{normalize_inverse}_{r2c}")
     with fft_context(buffer_shape, axis, compute_type=compute_type, name=name,
                      limits=limits) as ctx:
@@ -52,11 +53,42 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
     return ctx.get_callable()
 
 
+def _pass(buffer_shape: Tuple, axis: int, *, inverse: bool, normalize_inverse: bool,
+          input_map, output_map, input_type, output_type, compute_type, input_signal_range,
+          limits: DeviceLimits, name: Optional[str]) -> ShaderFunction:
+    """One pass of a multi-pass transform (C2C, no signal range)."""
+    return _fft_shader(limits, buffer_shape, axis, inverse, normalize_inverse, False,
+                       input_map, output_map, input_type, output_type, compute_type,
+                       (0, buffer_shape[axis]), name)
+
+
+@functools.lru_cache(maxsize=None)
+def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: bool,
+                normalize_inverse: bool, r2c: bool, input_map, output_map, input_type,
+                output_type, compute_type, signal_range: Tuple[int, int],
+                name: Optional[str]):
+    n = buffer_shape[axis]
+    if fits_one_pass(n, compute_type, limits, math.prod(buffer_shape[axis + 1:])):
+        return _one_pass_shader(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
+                                output_map, input_type, output_type, compute_type,
+                                signal_range, limits, name)
+    if r2c or signal_range != (0, n):
+        feature = "real (r2c) transforms" if r2c else "input_signal_range"
+        raise InvalidArgumentError(
+            f"{feature} of length {n} are not supported: {n} {compute_type.name} values do "
+            f"not fit one workgroup's shared memory ({limits.max_shared_memory} bytes), and "
+            f"the two-pass transform used beyond that is complex-to-complex only")
+    return FourStepFFT(_pass, buffer_shape, axis, inverse, normalize_inverse, input_map,
+                       output_map, input_type, output_type, compute_type, limits, name)
+
+
 def make_fft_shader(buffer_shape: Tuple, axis: int = None, inverse: bool = False,
                     normalize_inverse: bool = True, r2c: bool = False, input_map=None,
                     output_map=None, input_type=None, output_type=None, compute_type=None,
                     input_signal_range=None, name: Optional[str] = None) -> ShaderFunction:
-    """The (cached) shader of one 1-D FFT pass over every line along ``axis``.
+    """The (cached) shader of the 1-D FFT of every line along ``axis``: a ShaderFunction, or
+    for lines longer than one workgroup holds, a :class:`FourStepFFT` called the same way
+    (two dispatches).
 
     Missing types default to complex64; without an input map the input type is the output
     type (in place). ``buffer_shape`` is the real shape for ``r2c``.

@@ -1,0 +1,138 @@
+"""Lengths too long for one workgroup: the four-step FFT in two passes through a scratch
+buffer.
+
+With ``N = N1 N2`` and ``n = n1 + N1 n2``, ``k = N2 k1 + k2``:
+``X[N2 k1 + k2] = sum_n1 W_N1^(n1 k1) [W_N^(n1 k2) sum_n2 x[n1 + N1 n2] W_N2^(n2 k2)]``.
+Pass A transforms every ``n2`` column (stride ``N1``), multiplies by ``W_N^(n1 k2)`` and
+stores ``n1``-major (``n1 N2 + k2``) into the scratch buffer; pass B transforms along ``n1``
+(stride ``N2``) from the scratch buffer into the output, already in natural order. Both
+passes are strided transforms over adjacent columns, so their loads and stores coalesce.
+"""
+from __future__ import annotations
+
+import math
+from typing import Tuple
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.base.buffer import Buffer
+import vkdispatch.codegen as vc
+from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.fft.butterflies import runtime_twiddle
+from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig
+from vkdispatch.fft.memory_ops import read_op, write_op
+from vkdispatch.fft.prime_utils import prime_factors
+from vkdispatch.shader import dispatch_target
+from vkdispatch.shader.mapping import map as make_map
+
+__all__ = ["fits_one_pass", "split_length", "FourStepFFT"]
+
+
+def fits_one_pass(n: int, compute_type, limits: DeviceLimits, stride: int = 1) -> bool:
+    """Whether one workgroup can hold a line of ``n`` (and, for a strided axis, enough
+    adjacent lines to coalesce); raises for lengths with unsupported primes."""
+    for prime in prime_factors(n):
+        FFTConfig((prime,), 0, compute_type=compute_type, limits=limits)  # raises if > 13
+    try:
+        lines = min(MIN_STRIDED_LINES, stride)
+        config = FFTConfig((n, lines) if stride > 1 else (n,), 0, compute_type=compute_type,
+                           limits=limits)
+    except InvalidArgumentError:
+        return False
+    if stride == 1 or not config.uses_sdata:
+        return True
+    return (lines * config.sdata_row_size_padded * config.sdata_item_size
+            <= limits.max_shared_memory
+            and lines * config.batch_threads <= limits.max_workgroup_invocations)
+
+
+def split_length(n: int, compute_type, limits: DeviceLimits) -> Tuple[int, int]:
+    """``(N1, N2)`` with ``N1 N2 = n``, both single-pass lengths, as balanced as possible."""
+    divisors = [d for d in range(2, n) if n % d == 0]
+    splits = sorted(((d, n // d) for d in divisors), key=lambda s: abs(math.log(s[0] / s[1])))
+    for n1, n2 in splits:
+        if fits_one_pass(n1, compute_type, limits) and fits_one_pass(n2, compute_type, limits):
+            return n1, n2
+    raise InvalidArgumentError(f"FFT length {n} cannot be split into two lengths that each "
+                               f"fit one workgroup of this device")
+
+
+def _transposing_writer(n1: int, n2: int, inner: int, sign: int, scratch_type):
+    """Pass A's output hook: twiddle by ``W_N^(n1 k2)``, store at ``n1 N2 + k2``."""
+    n = n1 * n2
+
+    def write(scratch):
+        op = write_op()
+        column = op.io_index % (n1 * inner)
+        first = column // inner if inner > 1 else column
+        outer = op.io_index // (n * inner)
+        twiddle = runtime_twiddle(op.register.var_type, first * op.fft_index, 1, n, sign)
+        value = vc.mult_complex(op.register, twiddle)
+        target = outer * (n * inner) + (first * n2 + op.fft_index) * inner
+        if inner > 1:
+            target = target + column % inner
+        scratch[target] = value if scratch.var_type is value.var_type \
+            else vc.to_dtype(scratch.var_type, value)
+
+    return make_map(write, input_types=[vc.Buffer[scratch_type]])
+
+
+def _plain_reader(buffer_type):
+    """Pass B's input hook: the scratch element at the op's index."""
+    def read(scratch):
+        read_op().read_from_buffer(scratch)
+
+    return make_map(read, input_types=[vc.Buffer[buffer_type]])
+
+
+class FourStepFFT:
+    """A transform along one axis in two passes (see the module text). Called like a shader:
+    ``plan(*output_side, *input_side, graph=g)``; the scratch buffer is allocated once per
+    context."""
+
+    def __init__(self, factory, buffer_shape: Tuple, axis: int, inverse: bool,
+                 normalize: bool, input_map, output_map, input_type, output_type,
+                 compute_type, limits: DeviceLimits, name: str | None):
+        self.buffer_shape = buffer_shape
+        n = buffer_shape[axis]
+        self.n1, self.n2 = split_length(n, compute_type, limits)
+        outer, inner = math.prod(buffer_shape[:axis]), math.prod(buffer_shape[axis + 1:])
+        self.scratch_type = compute_type
+        self.scratch_size = math.prod(buffer_shape)
+        sign = 1 if inverse else -1
+        self.output_count = len(output_map.buffer_types) if output_map is not None else 1
+        self.in_place = input_map is None and output_map is None
+        common = dict(inverse=inverse, normalize_inverse=normalize, compute_type=compute_type,
+                      input_signal_range=None, limits=limits)
+        self.pass_a = factory((outer, self.n2, self.n1 * inner), 1, input_map=input_map,
+                              output_map=_transposing_writer(self.n1, self.n2, inner, sign,
+                                                             self.scratch_type),
+                              input_type=input_type if input_map is None else None,
+                              output_type=None, name=name and f"{name}_a", **common)
+        self.pass_b = factory((outer, self.n1, self.n2 * inner), 1,
+                              input_map=_plain_reader(self.scratch_type), output_map=output_map,
+                              input_type=None,
+                              output_type=output_type if output_map is None else None,
+                              name=name and f"{name}_b", **common)
+
+    def _scratch(self, context) -> Buffer:
+        scratch = context.derived.get(self)
+        if scratch is None:
+            with context:
+                scratch = Buffer((self.scratch_size,), self.scratch_type)
+            context.derived[self] = scratch
+        return scratch
+
+    def __call__(self, *args, graph=None) -> None:
+        target = graph if graph is not None else dispatch_target.default_target()
+        scratch = self._scratch(target.context)
+        outputs = args[:self.output_count]
+        inputs = outputs if self.in_place else args[self.output_count:]
+        self.pass_a(scratch, *inputs, graph=target)
+        self.pass_b(*outputs, scratch, graph=target)
+
+    def get_src(self, line_numbers: bool | None = None) -> tuple:
+        return (self.pass_a.get_src(line_numbers), self.pass_b.get_src(line_numbers))
+
+    def print_src(self, line_numbers: bool | None = None) -> None:
+        for source in self.get_src(line_numbers):
+            print(source)
