@@ -213,8 +213,8 @@ class FFTConfig:
         item, limit = self.compute_type.item_size, self.limits.max_shared_memory
         padded = self.sdata_row_size_padded
         wanted = min(MIN_STRIDED_LINES, self.fft_stride)
-        layouts = [(rows, split, size) for rows in (wanted, 1) for size in (padded, self.N)
-                   for split in (False, True)]
+        layouts = [(rows, split, size) for rows in (wanted, 1) for split in (False, True)
+                   for size in (padded, self.N)]
         for rows, split, size in layouts:
             if rows * size * (item // 2 if split else item) <= limit:
                 self.exchange_split, self.sdata_row_size_padded = split, size

@@ -33,10 +33,11 @@ class FFTContext:
 
     def __init__(self, shader_context, buffer_shape: Tuple, axis: Optional[int] = None,
                  max_register_count: Optional[int] = None, compute_type=dt.complex64,
-                 name: Optional[str] = None, limits: DeviceLimits | None = None):
+                 name: Optional[str] = None, limits: DeviceLimits | None = None,
+                 force_sdata: bool = False):
         self.shader_context = shader_context
         self.config = FFTConfig(buffer_shape, axis, max_register_count, compute_type, limits)
-        self.grid = FFTGridManager(self.config)
+        self.grid = FFTGridManager(self.config, force_sdata)
         self.resources = FFTResources(self.config, self.grid)
         self.registers = self.allocate_registers("fft")
         self.sdata = FFTSDataManager(self.config, self.grid, self.registers)
@@ -138,11 +139,14 @@ class FFTContext:
 @contextlib.contextmanager
 def fft_context(buffer_shape: Tuple, axis: Optional[int] = None,
                 max_register_count: Optional[int] = None, compute_type=dt.complex64,
-                name: Optional[str] = None,
-                limits: DeviceLimits | None = None) -> Iterator[FFTContext]:
-    """Traces a hand-written FFT shader; on a normal exit ``ctx.get_callable()`` returns it."""
+                name: Optional[str] = None, limits: DeviceLimits | None = None,
+                force_sdata: bool = False) -> Iterator[FFTContext]:
+    """Traces a hand-written FFT shader; on a normal exit ``ctx.get_callable()`` returns it.
+
+    ``force_sdata`` declares the group's shared memory even when the transform itself needs
+    none (for custom exchanges through ``ctx.sdata``)."""
     with vc.shader_context(vc.ShaderFlags.NO_EXEC_BOUNDS) as shader_context:
         context = FFTContext(shader_context, buffer_shape, axis, max_register_count,
-                             compute_type, name, limits)
+                             compute_type, name, limits, force_sdata)
         yield context
         context.compile_shader()

@@ -20,7 +20,7 @@ from vkdispatch.fft.registers import FFTRegisters
 from vkdispatch.fft.resources import FFTResources
 
 __all__ = ["memory_reads_iterator", "memory_writes_iterator", "global_reads_iterator",
-           "global_writes_iterator"]
+           "global_writes_iterator", "staged_elements"]
 
 
 def _identity_stage() -> FFTStage:
@@ -81,17 +81,20 @@ def _index_function(resources: FFTResources, r2c: bool, inverse: bool, reading: 
         pitch = 2 * half if reading != bool(inverse) else half
         return lambda line, position: _row_index(config, line, position, pitch)
     if resources.grid.contiguous:
-        return lambda line, position: _row_index(config, line, position, config.N)
+        pitch = resources.row_pitch
+        return lambda line, position: _row_index(config, line, position, pitch)
     stride = config.fft_stride
     return lambda _line, position: resources.input_batch_offset + position * stride
 
 
-def _staged_elements(resources: FFTResources) -> Iterator[tuple]:
+def staged_elements(resources: FFTResources, row_length: int | None = None) -> Iterator[tuple]:
     """The group's lines in address order: ``(line, slot, position)`` per element this
-    invocation moves, with the guards for partial rounds and lines open."""
+    invocation moves (``row_length`` positions per line, default N), with the guards for
+    partial rounds and lines open."""
     grid, config = resources.grid, resources.config
+    row_length = row_length or config.N
     invocations = math.prod(grid.local_size)
-    total = grid.lines_per_group * config.N
+    total = grid.lines_per_group * row_length
     local = vc.local_invocation_index()
     for round_index in range(-(-total // invocations)):
         element = local if round_index == 0 else local + round_index * invocations
@@ -99,8 +102,8 @@ def _staged_elements(resources: FFTResources) -> Iterator[tuple]:
         with contextlib.ExitStack() as guards:
             if (round_index + 1) * invocations > total:
                 guards.enter_context(vc.if_block(element < total))
-            slot = (element // config.N).to_register()
-            position = (element % config.N).to_register()
+            slot = (element // row_length).to_register()
+            position = (element % row_length).to_register()
             line = (grid.group * grid.lines_per_group + slot).to_register()
             if grid.partial:
                 guards.enter_context(vc.if_block(line < config.line_count))
@@ -148,7 +151,7 @@ def _staged_reads(registers: FFTRegisters, index_of, mirror_of, extra: dict):
     config, grid, sdata = resources.config, resources.grid, resources.sdata
     staging = vc.new_register(config.compute_type, var_name="fft_staged")
     sdata.sync("write")
-    for line, slot, position in _staged_elements(resources):
+    for line, slot, position in staged_elements(resources):
         resources.io_index[:] = index_of(line, position)
         yield _staged_op(GlobalReadOp, resources, config, staging, position,
                          r2c_inverse_offset=mirror_of(line), **extra)
@@ -171,7 +174,7 @@ def global_writes_iterator(registers: FFTRegisters, r2c: bool = False,
         sdata.write_to_sdata(registers, -1)
         staging = vc.new_register(config.compute_type, var_name="fft_staged_out")
         sdata.sync("read")
-        for line, slot, position in _staged_elements(resources):
+        for line, slot, position in staged_elements(resources):
             staging[:] = sdata.sdata[grid.sdata_index(position, slot)]
             resources.io_index[:] = index_of(line, position)
             yield _staged_op(GlobalWriteOp, resources, config, staging, position, **extra)

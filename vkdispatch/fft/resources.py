@@ -30,6 +30,7 @@ class FFTResources:
         self.io_index = vc.new_register(dt.uint32, var_name="fft_io_index")
         self.io_index_2 = vc.new_register(dt.uint32, var_name="fft_io_index_2")
         self.sdata = None  # the FFTSDataManager, set by the FFTContext that owns both
+        self.row_pitch = config.N  # elements between lines of a contiguous axis
 
     def butterfly_index(self, stage: FFTStage, instance: int):
         """``j``: the butterfly this thread runs as ``instance`` of ``stage``."""

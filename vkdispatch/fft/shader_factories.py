@@ -14,6 +14,7 @@ from vkdispatch.base import dtype as dt
 from vkdispatch.fft.config import DeviceLimits, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass
+from vkdispatch.fft.real_packing import can_pack, packed_real_shader
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.shader.shader_function import ShaderFunction
 
@@ -68,6 +69,10 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
                 output_type, compute_type, signal_range: Tuple[int, int],
                 name: Optional[str]):
     n = buffer_shape[axis]
+    if r2c and can_pack(buffer_shape, axis, input_map, output_map, signal_range,
+                        compute_type, limits):
+        return packed_real_shader(buffer_shape, inverse, normalize_inverse, output_type,
+                                  compute_type, limits, name)
     if fits_one_pass(n, compute_type, limits, math.prod(buffer_shape[axis + 1:])):
         return _one_pass_shader(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
                                 output_map, input_type, output_type, compute_type,
