@@ -8,6 +8,8 @@ from typing import NoReturn
 import numpy as np
 import pytest
 
+import vkdispatch as vd
+
 REQUIRE_DEVICE = "VKDISPATCH_REQUIRE_DEVICE"
 
 
@@ -31,3 +33,18 @@ def random_array(rng: np.random.Generator, shape, np_dtype) -> np.ndarray:
         return (rng.standard_normal(shape) * 100).astype(np_dtype)
     info = np.iinfo(np_dtype)
     return rng.integers(info.min, info.max, size=shape, dtype=np_dtype, endpoint=True)
+
+
+def fft_single_pass_limit(compute_type=None) -> int:
+    """The longest power-of-two line vd.fft transforms in one pass on the current device: at
+    least what shared memory holds as complex values, longer when the planner exchanges one
+    component at a time (beyond it, complex transforms take two passes)."""
+    compute_type = compute_type or vd.complex64
+    items = vd.get_context().max_shared_memory // compute_type.item_size
+    n = 1 << (items.bit_length() - 1)
+    while True:
+        try:
+            vd.fft.FFTConfig((2 * n,), compute_type=compute_type)
+        except ValueError:
+            return n
+        n *= 2

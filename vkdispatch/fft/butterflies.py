@@ -29,6 +29,12 @@ def _rotate_quarter(value: ShaderVariable, quarters: int) -> ShaderVariable:
     return vc.to_dtype(ct, value.imag, -value.real)
 
 
+def _as(var_type, value: ShaderVariable) -> ShaderVariable:
+    """``value`` in ``var_type``: half-precision operands times float constants compute in
+    float32, and the result goes back into the compute type."""
+    return value if value.var_type is var_type else vc.to_dtype(var_type, value)
+
+
 def multiply_by_constant_twiddle(value: ShaderVariable, angle: float) -> ShaderVariable:
     """``value * exp(i angle)`` for an angle known while tracing."""
     quarters = angle / (math.pi / 2)
@@ -107,8 +113,8 @@ def prime_dft(values: list[ShaderVariable], sign: int) -> list[ShaderVariable]:
             cosine = cosine + sums[m - 1] * math.cos(angle)
             term = diffs[m - 1] * (sign * math.sin(angle))
             sine = term if sine is None else sine + term
-        c, s = cosine.to_register(), sine.to_register()
-        ct = c.var_type
+        ct = x0.var_type
+        c, s = _as(ct, cosine).to_register(), _as(ct, sine).to_register()
         outputs[q] = vc.to_dtype(ct, c.real - s.imag, c.imag + s.real).to_register()
         outputs[p - q] = vc.to_dtype(ct, c.real + s.imag, c.imag - s.real).to_register()
     return outputs

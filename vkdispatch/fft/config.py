@@ -22,7 +22,7 @@ from vkdispatch.fft.prime_utils import (SUPPORTED_PRIMES, default_register_limit
                                         prime_factors)
 
 __all__ = ["DeviceLimits", "FFTStage", "FFTRegisterStageConfig", "FFTConfig", "plan_radices",
-           "normalize_axis", "MIN_STRIDED_LINES"]
+           "normalize_axis", "MIN_STRIDED_LINES", "check_length"]
 
 # A strided transform coalesces only with several adjacent lines per workgroup.
 MIN_STRIDED_LINES = 4
@@ -116,6 +116,17 @@ def _first_fit(primes: list[int], bins: int, limit: int) -> list[list[int]] | No
     return [g for g in groups if g]
 
 
+def check_length(n: int) -> None:
+    """Raises ``ValueError`` naming ``n`` when a prime factor has no generated butterfly."""
+    for prime in prime_factors(n):
+        if prime not in SUPPORTED_PRIMES:
+            raise InvalidArgumentError(
+                f"A prime factor of {n} is {prime}, which exceeds the maximum prime supported "
+                f"13: the generated FFT handles lengths whose prime factors are all in "
+                f"{SUPPORTED_PRIMES} (vd.fft.pad_dim({n}) = {pad_dim(n)} is the next such "
+                f"length)")
+
+
 def _stages_for(n: int, radices: list[list[int]], threads: int) -> tuple[FFTStage, ...]:
     stages, stride = [], 1
     for primes in radices:
@@ -157,7 +168,7 @@ class FFTConfig:
         self.batch_outer_count = math.prod(shape[:self.axis])
         self.batch_inner_count = self.fft_stride
         self.max_register_count = max_register_count or default_register_limit()
-        self._check_primes()
+        check_length(self.N)
         radices = plan_radices(self.N, min(self.max_register_count, self.N)) if self.N > 1 else []
         self.batch_threads = self._choose_threads(radices)
         self.stages = _stages_for(self.N, radices, self.batch_threads)
@@ -170,15 +181,6 @@ class FFTConfig:
         self.sdata_allocation = self.sdata_row_size_padded if self.uses_sdata else 0
 
     # -- planning ---------------------------------------------------------------------------
-
-    def _check_primes(self) -> None:
-        for prime in prime_factors(self.N):
-            if prime not in SUPPORTED_PRIMES:
-                raise InvalidArgumentError(
-                    f"A prime factor of {self.N} is {prime}, which exceeds the maximum prime "
-                    f"supported 13: the generated FFT handles lengths whose prime factors are "
-                    f"all in {SUPPORTED_PRIMES} (vd.fft.pad_dim({self.N}) = "
-                    f"{pad_dim(self.N)} is the next such length)")
 
     def thread_limit(self) -> int:
         axis_limit = self.limits.max_workgroup_size[1 if self.fft_stride > 1 else 0]
@@ -249,6 +251,8 @@ class FFTConfig:
         return 2 * math.pi if inverse else -2 * math.pi
 
     def __str__(self) -> str:
+        if not hasattr(self, "stages"):  # a failed construction, shown in its traceback
+            return f"FFTConfig(buffer_shape={getattr(self, 'buffer_shape', None)})"
         radices = [s.radix for s in self.stages]
         return (f"FFTConfig(N={self.N}, registers={self.register_count}, "
                 f"stages={radices}, threads={self.batch_threads}, "

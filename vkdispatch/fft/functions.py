@@ -36,6 +36,16 @@ def _validate_map_argument_annotations(map_fn: Optional[MappingFunction], map_na
                                        f"type argument: {annotation!r}")
 
 
+def _check_buffer_type(buffer, precision, argument: str) -> None:
+    """A buffer read or written as ``precision`` must hold that dtype (the shader would
+    reinterpret its bytes otherwise)."""
+    actual = getattr(buffer, "var_type", precision)
+    if actual is not precision:
+        raise InvalidTypeError(f"{argument}={precision.name} does not match the buffer's dtype "
+                               f"{actual.name}; convert the data or pass a {precision.name} "
+                               "buffer")
+
+
 def _resolve_output_precision(buffers, output_map, output_type):
     if output_map is not None:
         if output_type is not None:
@@ -43,6 +53,7 @@ def _resolve_output_precision(buffers, output_map, output_type):
         return None
     precision = output_type or buffers[0].var_type
     validate_complex_precision(precision, arg_name="output_type")
+    _check_buffer_type(buffers[0], precision, "output_type")
     return ensure_supported_complex_precision(precision, role="Output")
 
 
@@ -61,6 +72,7 @@ def _resolve_input_precision(buffers, input_map, output_map, input_type, output_
         if precision is None:
             raise InvalidArgumentError(f"the input argument {buffers[position]!r} has no "
                                        "var_type: pass a vd.Buffer or input_type")
+        _check_buffer_type(buffers[position], precision, "input_type")
     else:
         precision = input_type or output_precision
         if precision is not output_precision:

@@ -18,9 +18,8 @@ from vkdispatch.base.buffer import Buffer
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.butterflies import runtime_twiddle
-from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig
+from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig, check_length
 from vkdispatch.fft.memory_ops import read_op, write_op
-from vkdispatch.fft.prime_utils import prime_factors
 from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.mapping import map as make_map
 
@@ -30,8 +29,7 @@ __all__ = ["fits_one_pass", "split_length", "FourStepFFT"]
 def fits_one_pass(n: int, compute_type, limits: DeviceLimits, stride: int = 1) -> bool:
     """Whether one workgroup can hold a line of ``n`` (and, for a strided axis, enough
     adjacent lines to coalesce); raises for lengths with unsupported primes."""
-    for prime in prime_factors(n):
-        FFTConfig((prime,), 0, compute_type=compute_type, limits=limits)  # raises if > 13
+    check_length(n)
     try:
         lines = min(MIN_STRIDED_LINES, stride)
         config = FFTConfig((n, lines) if stride > 1 else (n,), 0, compute_type=compute_type,

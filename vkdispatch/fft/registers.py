@@ -55,7 +55,9 @@ class FFTRegisters:
         """Divides every register by N (the inverse transform's normalisation)."""
         scale = 1.0 / self.config.N
         for register in self.registers:
-            register[:] = register * scale
+            product = register * scale  # float32 arithmetic for half-precision registers
+            register[:] = product if product.var_type is register.var_type \
+                else vc.to_dtype(register.var_type, product)
 
     def read_from_registers(self, other: "FFTRegisters") -> None:
         """Copies ``other`` into these registers (same count)."""
