@@ -25,6 +25,8 @@ OPERATORS = "vkdispatch/codegen/operators.py"
 REVERSE_TESTS = ("tests/device/test_shader_reverse_operators.py "
                  "tests/device/test_shader_arithmetic.py")
 
+FFT_TESTS = "tests/device/test_fft_transforms.py tests/device/test_fft_maps.py"
+
 MUTANTS = [
     Mutant("reverse-modulus", "7 % x emitted as x % 7", OPERATORS,
            "return self._modulus(other, reverse=True)", "return self._modulus(other)",
@@ -85,4 +87,17 @@ MUTANTS = [
            "vkdispatch_native/src/core/queue.cpp",
            "        std::lock_guard<std::mutex> hardware(*m_hardware_lock);\n", "", "gtest",
            "SharedHardwareQueue*"),
+    Mutant("fft-rfft-twiddle-sign", "packed real FFT recombines with the inverse twiddle",
+           "vkdispatch/fft/real_packing.py", "twiddle = runtime_twiddle(ct, k, 1, 2 * m, -1)",
+           "twiddle = runtime_twiddle(ct, k, 1, 2 * m, 1)", "pytest", FFT_TESTS),
+    Mutant("fft-four-step-twiddle", "two-pass FFT twiddles by W_N^(n1 k2) with the wrong sign",
+           "vkdispatch/fft/multi_pass.py",
+           "first * op.fft_index, 1, n, sign)", "first * op.fft_index, 1, n, -sign)", "pytest",
+           FFT_TESTS),
+    Mutant("fft-double-twiddle-short", "double twiddles from a 4-term Taylor polynomial",
+           "vkdispatch/fft/butterflies.py", "terms = 10", "terms = 4", "pytest", FFT_TESTS),
+    Mutant("fft-no-exchange-barrier", "stages exchange shared memory without barriers",
+           "vkdispatch/fft/sdata.py",
+           "            vc.memory_barrier_shared()\n            vc.barrier()\n",
+           "            pass\n", "pytest", FFT_TESTS),
 ]
