@@ -24,6 +24,7 @@ from vkdispatch.fft.prime_utils import (SUPPORTED_PRIMES, default_register_limit
 __all__ = ["DeviceLimits", "FFTStage", "FFTRegisterStageConfig", "FFTConfig", "plan_radices",
            "normalize_axis", "MIN_STRIDED_LINES", "check_length"]
 
+_CPU_DEVICE_TYPE = 4  # DeviceInfo.device_type of CPU implementations
 # A strided transform coalesces only with several adjacent lines per workgroup.
 MIN_STRIDED_LINES = 4
 # Shared-memory rows are padded by one element every 128 bytes, so strided stage writes
@@ -40,14 +41,16 @@ class DeviceLimits:
     max_workgroup_count: Tuple[int, int, int]
     max_shared_memory: int
     subgroup_size: int
+    cpu: bool = False  # a CPU implementation (lavapipe) among the devices
 
     @classmethod
     def current(cls) -> "DeviceLimits":
         """The limits of the current context (the minimum over its devices)."""
         context = get_context()
+        cpu = any(info.device_type == _CPU_DEVICE_TYPE for info in context.device_infos)
         return cls(tuple(context.max_workgroup_size), context.max_workgroup_invocations,
                    tuple(context.max_workgroup_count), context.max_shared_memory,
-                   context.subgroup_size)
+                   context.subgroup_size, cpu)
 
 
 def normalize_axis(axis: int | None, ndim: int) -> int:

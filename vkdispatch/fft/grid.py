@@ -54,8 +54,9 @@ class FFTGridManager:
         self.force_sdata = force_sdata
         self.contiguous = config.fft_stride == 1
         self.threads = config.batch_threads
+        # CPU drivers emulate shared memory with scalar gathers: staging only costs there.
         self.staged = self.contiguous and self.threads < STAGED_BELOW_THREADS \
-            and config.line_count > 1 and config.N > 1
+            and config.line_count > 1 and config.N > 1 and not config.limits.cpu
         self.uses_sdata = config.uses_sdata or force_sdata or self.staged
         self.split = config.exchange_split
         self._line_bytes = ((config.sdata_row_size_padded + 1) * config.sdata_item_size

@@ -29,7 +29,9 @@ class FFTSDataManager:
     def sync(self, access: str) -> None:
         """Emits a barrier when ``access`` ("read"/"write") changes direction."""
         if self._last_access not in (None, access):
-            vc.memory_barrier_shared()
+            # GLSL's compute barrier() also orders shared memory (glslang emits
+            # OpControlBarrier with WorkgroupMemory semantics); memoryBarrierShared() on top
+            # would be a second full barrier on CPU drivers.
             vc.barrier()
         self._last_access = access
 
