@@ -100,7 +100,11 @@ class FFTGridManager:
         config = self.config
         limits, stride = config.limits, config.fft_stride
         wanted = max(1, TARGET_INNER_BYTES // config.compute_type.item_size)
-        self.inner_lines = min(wanted, self._group_limit(limits.max_workgroup_size[0]), stride)
+        cap = min(wanted, self._group_limit(limits.max_workgroup_size[0]), stride)
+        # A divisor of the stride keeps every group full and its runs aligned.
+        self.inner_lines = max(d for d in range(1, cap + 1) if stride % d == 0)
+        if self.inner_lines * 2 <= cap:  # a poor divisor: partial groups cost less
+            self.inner_lines = cap
         self.lines_per_group = 1
         self.inner_groups = -(-stride // self.inner_lines)
         self.group_count = config.batch_outer_count * self.inner_groups
