@@ -57,6 +57,7 @@ bench: setup
 	$(VPY) benchmarks/dispatch.py
 	$(VPY) benchmarks/elementwise.py
 	$(VPY) benchmarks/buffer_copy.py
+	$(VPY) benchmarks/fft.py
 
 docs: setup
 	$(VPY) -m pip install -q -e '.[docs]'
