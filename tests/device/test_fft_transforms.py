@@ -165,6 +165,15 @@ def test_lines_beyond_one_workgroup_take_two_passes(context, rng):
     if vd.get_context().device_infos[0].float_64_support:
         _beyond_one_pass(rng, (2 * max_pow2_length(vd.complex128),),
                          compute_type=vd.complex128)
+    for real_shape in ((2, 2 * n), (2, 3, n + n // 2)):  # real lines past the packed limit
+        r = (rng.standard_normal(real_shape) * 100).astype(np.float32)
+        rbuf = vd.asrfftbuffer(r)
+        vd.fft.rfft(rbuf)
+        length = real_shape[-1]
+        assert_fft_close(rbuf.read_fourier(0), np.fft.rfft(r.astype(np.float64)), length,
+                         EPS32)
+        vd.fft.irfft(rbuf)
+        assert_fft_close(rbuf.read_real(0), r.astype(np.float64), length, EPS32, c=2 * C)
 
 
 @pytest.mark.parametrize("n", [17, 34, 19 * 4])

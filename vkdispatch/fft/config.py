@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 from typing import Tuple
 
 from vkdispatch.base import dtype as dt
@@ -25,6 +26,7 @@ __all__ = ["DeviceLimits", "FFTStage", "FFTRegisterStageConfig", "FFTConfig", "p
            "normalize_axis", "MIN_STRIDED_LINES", "check_length"]
 
 _CPU_DEVICE_TYPE = 4  # DeviceInfo.device_type of CPU implementations
+_LIMITS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # context -> (key, limits)
 # A strided transform coalesces only with several adjacent lines per workgroup.
 MIN_STRIDED_LINES = 4
 # Shared-memory rows are padded by one element every 128 bytes, so strided stage writes
@@ -45,8 +47,18 @@ class DeviceLimits:
 
     @classmethod
     def current(cls) -> "DeviceLimits":
-        """The limits of the current context (the minimum over its devices)."""
+        """The limits of the current context (the minimum over its devices), computed once
+        per context (every FFT call asks)."""
         context = get_context()
+        key = (context.max_workgroup_size, context.max_workgroup_invocations,
+               context.max_workgroup_count, context.max_shared_memory, context.subgroup_size)
+        cached = _LIMITS.get(context)
+        if cached is None or cached[0] != key:  # limits change only with dummy parameters
+            cached = _LIMITS[context] = (key, cls.of(context))
+        return cached[1]
+
+    @classmethod
+    def of(cls, context) -> "DeviceLimits":
         cpu = any(info.device_type == _CPU_DEVICE_TYPE for info in context.device_infos)
         return cls(tuple(context.max_workgroup_size), context.max_workgroup_invocations,
                    tuple(context.max_workgroup_count), context.max_shared_memory,

@@ -10,6 +10,7 @@ passes are strided transforms over adjacent columns, so their loads and stores c
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Tuple
 
@@ -82,6 +83,42 @@ def _plain_reader(buffer_type):
     return make_map(read, input_types=[vc.Buffer[buffer_type]])
 
 
+def _as_real(op, n: int, inverse: bool, position, **fields):
+    """``op`` as an element at ``position`` of a real line of ``n``, reading or writing the
+    RFFTBuffer layout (see ``GlobalReadOp``)."""
+    if hasattr(op, "signal_range"):
+        fields["signal_range"] = (0, n)
+    return dataclasses.replace(op, r2c=True, inverse=inverse, fft_index=position, fft_size=n,
+                               **fields)
+
+
+def real_hooks(n: int, inverse: bool, buffer_type) -> tuple:
+    """``(input_map, output_map)`` making a two-pass complex FFT of length ``n`` a real one
+    in place on an RFFTBuffer: the passes' flat indices ``row n + position`` become indices
+    in padded real rows (``2 (n/2 + 1)`` scalars) or half spectra (``n/2 + 1`` bins)."""
+    half = n // 2 + 1
+
+    def read(buffer):
+        op = read_op()
+        row, position = op.io_index // n, (op.io_index % n).to_register()
+        if inverse:
+            _as_real(op, n, True, position, r2c_inverse_offset=row * (2 * half) + n
+                     ).read_from_buffer(buffer, io_index=row * half + position)
+        else:
+            _as_real(op, n, False, position).read_from_buffer(
+                buffer, io_index=row * (2 * half) + position)
+
+    def write(buffer):
+        op = write_op()
+        row, position = op.io_index // n, (op.io_index % n).to_register()
+        pitch = 2 * half if inverse else half
+        _as_real(op, n, inverse, position).write_to_buffer(
+            buffer, io_index=row * pitch + position)
+
+    types = [vc.Buffer[buffer_type]]
+    return make_map(read, input_types=types), make_map(write, input_types=types)
+
+
 class FourStepFFT:
     """A transform along one axis in two passes (see the module text). Called like a shader:
     ``plan(*output_side, *input_side, graph=g)``; the scratch buffer is allocated once per
@@ -89,7 +126,8 @@ class FourStepFFT:
 
     def __init__(self, factory, buffer_shape: Tuple, axis: int, inverse: bool,
                  normalize: bool, input_map, output_map, input_type, output_type,
-                 compute_type, limits: DeviceLimits, name: str | None):
+                 compute_type, limits: DeviceLimits, name: str | None,
+                 in_place: bool | None = None):
         self.buffer_shape = buffer_shape
         n = buffer_shape[axis]
         self.n1, self.n2 = split_length(n, compute_type, limits)
@@ -98,7 +136,9 @@ class FourStepFFT:
         self.scratch_size = math.prod(buffer_shape)
         sign = 1 if inverse else -1
         self.output_count = len(output_map.buffer_types) if output_map is not None else 1
-        self.in_place = input_map is None and output_map is None
+        # In place: the output side's arguments are the input side's too.
+        self.in_place = input_map is None and output_map is None if in_place is None \
+            else in_place
         common = dict(inverse=inverse, normalize_inverse=normalize, compute_type=compute_type,
                       input_signal_range=None, limits=limits)
         self.pass_a = factory((outer, self.n2, self.n1 * inner), 1, input_map=input_map,

@@ -34,7 +34,10 @@ _REQUIREMENTS = {
 
 def is_complex_precision(value: Any) -> bool:
     """Whether ``value`` is one of the three dtypes an FFT can store or compute in."""
-    return any(value is precision for precision in _RANK)
+    try:
+        return value in _RANK  # dtypes are classes: equality is identity
+    except TypeError:  # an unhashable value is no dtype
+        return False
 
 
 def validate_complex_precision(value: Any, *, arg_name: str) -> type[dtype]:

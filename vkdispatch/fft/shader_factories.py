@@ -13,7 +13,7 @@ from typing import Optional, Tuple
 from vkdispatch.base import dtype as dt
 from vkdispatch.fft.config import DeviceLimits, normalize_axis
 from vkdispatch.fft.context import fft_context
-from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass
+from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, real_hooks
 from vkdispatch.fft.real_packing import can_pack, packed_real_shader
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.shader.shader_function import ShaderFunction
@@ -77,12 +77,18 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
         return _one_pass_shader(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
                                 output_map, input_type, output_type, compute_type,
                                 signal_range, limits, name)
-    if r2c or signal_range != (0, n):
-        feature = "real (r2c) transforms" if r2c else "input_signal_range"
+    if signal_range != (0, n):
         raise InvalidArgumentError(
-            f"{feature} of length {n} are not supported: {n} {compute_type.name} values do "
-            f"not fit one workgroup's shared memory ({limits.max_shared_memory} bytes), and "
-            f"the two-pass transform used beyond that is complex-to-complex only")
+            f"input_signal_range of length {n} is not supported: {n} {compute_type.name} "
+            f"values do not fit one workgroup's shared memory ({limits.max_shared_memory} "
+            f"bytes), and the two-pass transform used beyond that reads whole lines")
+    if r2c:
+        if input_map is not None or output_map is not None:
+            raise InvalidArgumentError(f"real (r2c) transforms of length {n} with mapping "
+                                       "hooks are not supported (they take two passes)")
+        input_map, output_map = real_hooks(n, inverse, output_type)
+        return FourStepFFT(_pass, buffer_shape, axis, inverse, normalize_inverse, input_map,
+                           output_map, None, None, compute_type, limits, name, in_place=True)
     return FourStepFFT(_pass, buffer_shape, axis, inverse, normalize_inverse, input_map,
                        output_map, input_type, output_type, compute_type, limits, name)
 
