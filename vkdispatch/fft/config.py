@@ -106,29 +106,41 @@ FFTRegisterStageConfig = FFTStage  # the reference's name
 
 
 def plan_radices(n: int, max_radix: int) -> list[list[int]]:
-    """The fewest stages (each a group of primes whose product is at most ``max_radix``);
-    the largest radices first."""
+    """The fewest stages (each a group of primes whose product is at most ``max_radix``, or
+    a single prime above it); the largest radices first."""
     primes = sorted(prime_factors(n), reverse=True)
     if not primes:
         return []
-    stages = max(1, math.ceil(math.log(n) / math.log(max_radix) - 1e-9))
+    limit = max(max_radix, primes[0])  # a prime above the limit is a stage of its own
+    stages = max(1, math.ceil(math.log(n) / math.log(limit) - 1e-9))
     while True:
-        groups = _first_fit(primes, stages, max_radix)
+        groups = _pack(primes, [1] * stages, [[] for _ in range(stages)], limit)
         if groups is not None:
             return sorted(groups, key=lambda g: -math.prod(g))
         stages += 1
 
 
-def _first_fit(primes: list[int], bins: int, limit: int) -> list[list[int]] | None:
-    groups: list[list[int]] = [[] for _ in range(bins)]
-    for prime in primes:
-        for group in sorted(groups, key=math.prod, reverse=True):
-            if math.prod(group) * prime <= limit:
-                group.append(prime)
-                break
-        else:
-            return None
-    return [g for g in groups if g]
+def _pack(primes: list[int], products: list[int], groups: list[list[int]],
+          limit: int) -> list[list[int]] | None:
+    """Places ``primes`` (largest first) into the groups without exceeding ``limit`` by
+    backtracking; None when they do not fit. Groups of equal product are interchangeable,
+    so each prime tries each distinct product once."""
+    if not primes:
+        return [g for g in groups if g]
+    prime, rest = primes[0], primes[1:]
+    tried = set()
+    for index, product in enumerate(products):
+        if product * prime > limit or product in tried:
+            continue
+        tried.add(product)
+        products[index] *= prime
+        groups[index].append(prime)
+        found = _pack(rest, products, groups, limit)
+        if found is not None:
+            return found
+        products[index] //= prime
+        groups[index].pop()
+    return None
 
 
 def check_length(n: int) -> None:
@@ -182,7 +194,14 @@ class FFTConfig:
         self.batch_outer_stride = self.fft_stride * self.N
         self.batch_outer_count = math.prod(shape[:self.axis])
         self.batch_inner_count = self.fft_stride
-        self.max_register_count = max_register_count or default_register_limit()
+        if max_register_count is None:
+            max_register_count = default_register_limit()
+        if isinstance(max_register_count, bool) or not isinstance(max_register_count, int) \
+                or max_register_count < 2:
+            raise InvalidArgumentError(f"max_register_count must be an int of at least 2 (or "
+                                       f"None for {default_register_limit()}), got "
+                                       f"{max_register_count!r}")
+        self.max_register_count = max_register_count
         check_length(self.N)
         radices = plan_radices(self.N, min(self.max_register_count, self.N)) if self.N > 1 else []
         self.batch_threads = self._choose_threads(radices)

@@ -68,7 +68,7 @@ class FFTGridManager:
         self.workgroups = split_workgroups(self.group_count, config.limits.max_workgroup_count)
         self.exec_size = tuple(w * s for w, s in zip(self.workgroups, self.local_size))
         self.tid = self.batch_offset = self.line_valid = self.sdata = None
-        self.lane = self.line = self.group = None
+        self.lane = self.line = self.group = self.inner = None
         if declare_variables:
             self.declare()
 
@@ -143,6 +143,7 @@ class FFTGridManager:
             self.batch_offset = (outer * self.config.batch_outer_stride + inner).to_register(
                 "fft_batch_offset")
             self.lane = local.x
+            self.inner = inner
             self.line_valid = inner < self.config.fft_stride if self.partial else None
         if self.uses_sdata:
             element = self.config.compute_type
@@ -174,6 +175,19 @@ class FFTGridManager:
         if self.inner_lines == 1:
             return padded
         return padded * self.inner_lines + self.lane
+
+    def transposed_index(self, register: int, register_count: int, inner_only: bool = False):
+        """Where register ``register`` of this invocation sits in the transposed
+        (consumption-order) layout: ``l + P R w + r P`` for invocation ``l`` of ``P`` in
+        group ``w``; with ``inner_only`` one kernel serves every outer batch: groups repeat
+        per outer batch (strided) or one line's threads cover it (contiguous)."""
+        invocations = self.local_size[0] * self.local_size[1] * self.local_size[2]
+        if inner_only and self.contiguous:
+            return self.tid + register * self.threads if register else self.tid
+        local = vc.local_invocation_index()
+        group = self.group % self.inner_groups if inner_only else self.group
+        index = local + group * (invocations * register_count)
+        return index + register * invocations if register else index
 
     def _pad(self, position):
         config = self.config

@@ -10,7 +10,8 @@ from __future__ import annotations
 from vkdispatch.base import dtype as dt
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
-from vkdispatch.fft.iterators import global_reads_iterator, global_writes_iterator
+from vkdispatch.fft.iterators import (global_reads_iterator, global_writes_iterator,
+                                      register_reads_iterator)
 from vkdispatch.fft.memory_ops import current_op
 from vkdispatch.fft.registers import FFTRegisters
 from vkdispatch.shader.mapping import MappingFunction
@@ -105,6 +106,26 @@ class IOManager:
                                        "FFT; give input_type or an input_map")
         self.read_from_proxy(proxy, global_reads_iterator(registers, r2c=r2c, inverse=inverse,
                                                           signal_range=signal_range))
+
+    def read_kernel(self, registers: FFTRegisters | None = None,
+                    format_transposed: bool = False, inner_only: bool = False) -> None:
+        """Applies the kernel side to the registers (first-stage layout, in place): the
+        ``kernel_map`` once per register, or by default ``register *= conj(kernel[index])``
+        from the kernel buffer at the signal's index (transposed, or without the outer batch,
+        on request)."""
+        registers = registers or self.default_registers
+        proxy = self.kernel_proxy
+        ops = register_reads_iterator(registers, format_transposed, inner_only)
+        if proxy.has_callback():
+            self.read_from_proxy(proxy, ops)
+            return
+        (kernel,) = proxy.variables
+        for op in ops:
+            value = kernel[op.io_index]
+            ct = op.register.var_type
+            value = value if value.var_type is ct else vc.to_dtype(ct, value)
+            op.register[:] = vc.mult_complex(op.register,
+                                             vc.to_dtype(ct, value.real, -value.imag))
 
     def write_output(self, registers: FFTRegisters | None = None, r2c: bool = False,
                      inverse: bool = None) -> None:

@@ -15,12 +15,14 @@ import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.config import FFTStage
 from vkdispatch.fft.layout import input_position, output_base, output_position
-from vkdispatch.fft.memory_ops import GlobalReadOp, GlobalWriteOp, MemoryOp
+from vkdispatch.fft.memory_ops import (GlobalReadOp, GlobalTransposedWriteOp, GlobalWriteOp,
+                                       MemoryOp)
 from vkdispatch.fft.registers import FFTRegisters
 from vkdispatch.fft.resources import FFTResources
 
 __all__ = ["memory_reads_iterator", "memory_writes_iterator", "global_reads_iterator",
-           "global_writes_iterator", "staged_elements"]
+           "global_writes_iterator", "staged_elements", "register_reads_iterator",
+           "global_trasposed_write_iterator", "global_transposed_write_iterator"]
 
 
 def _identity_stage() -> FFTStage:
@@ -135,6 +137,9 @@ def global_reads_iterator(registers: FFTRegisters, r2c: bool = False, inverse: b
     index_of = _index_function(resources, r2c, inverse, reading=True)
     mirror_of = (lambda line: line * (2 * (config.N // 2 + 1)) + config.N) \
         if r2c and inverse else (lambda line: None)
+    if format_transposed or inner_only:
+        yield from register_reads_iterator(registers, format_transposed, inner_only)
+        return
     if resources.grid.staged:
         yield from _staged_reads(registers, index_of, mirror_of, extra)
         return
@@ -144,6 +149,57 @@ def global_reads_iterator(registers: FFTRegisters, r2c: bool = False, inverse: b
             yield GlobalReadOp(**_fields(op), register=registers[op.register_id],
                                io_index=resources.io_index,
                                r2c_inverse_offset=mirror_of(resources.grid.line), **extra)
+
+
+def _kernel_index(resources: FFTResources, op: MemoryOp, format_transposed: bool,
+                  inner_only: bool):
+    """The element's index in a kernel buffer: the signal's own index, the transposed
+    (consumption-order) one, or without the outer batch (``inner_only``)."""
+    grid, config = resources.grid, resources.config
+    if format_transposed:
+        return grid.transposed_index(op.register_id, config.register_count, inner_only)
+    if not inner_only:
+        return _index_function(resources, False, False, reading=True)(grid.line, op.fft_index)
+    if grid.contiguous:
+        return op.fft_index
+    return grid.inner + op.fft_index * config.fft_stride
+
+
+def register_reads_iterator(registers: FFTRegisters, format_transposed: bool = False,
+                            inner_only: bool = False) -> Iterator[GlobalReadOp]:
+    """One load op per register of the first stage's input layout, the op's ``register``
+    being the register itself (never staged): for hooks that update registers in place,
+    such as convolution kernels."""
+    resources = registers.resources
+    config = resources.config
+    with resources.line_guard():
+        for op in memory_reads_iterator(resources, 0):
+            resources.io_index[:] = _kernel_index(resources, op, format_transposed, inner_only)
+            yield GlobalReadOp(**_fields(op), register=registers[op.register_id],
+                               io_index=resources.io_index, io_index_2=resources.io_index_2,
+                               format_transposed=format_transposed,
+                               signal_range=(0, config.N))
+
+
+def global_trasposed_write_iterator(registers: FFTRegisters, inner_only: bool = False
+                                    ) -> Iterator[GlobalTransposedWriteOp]:
+    """Stores of every register (first-stage input layout) at its transposed index (the
+    reference's spelling; also ``global_transposed_write_iterator``). With ``inner_only``
+    only the invocations of the first outer batch store (one kernel for every batch)."""
+    resources = registers.resources
+    grid = resources.grid
+    with contextlib.ExitStack() as guards:
+        if inner_only and not grid.contiguous:
+            guards.enter_context(vc.if_block(grid.group < grid.inner_groups))
+        elif inner_only:
+            guards.enter_context(vc.if_block(grid.line == 0))
+        for op in memory_reads_iterator(resources, 0):
+            resources.io_index[:] = _kernel_index(resources, op, True, inner_only)
+            yield GlobalTransposedWriteOp(**_fields(op), register=registers[op.register_id],
+                                          io_index=resources.io_index)
+
+
+global_transposed_write_iterator = global_trasposed_write_iterator
 
 
 def _staged_reads(registers: FFTRegisters, index_of, mirror_of, extra: dict):

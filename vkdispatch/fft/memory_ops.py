@@ -17,12 +17,13 @@ from vkdispatch.codegen.variables import ShaderVariable
 from vkdispatch.errors import InvalidArgumentError, InvalidStateError
 
 __all__ = ["MemoryOp", "GlobalReadOp", "GlobalWriteOp", "GlobalTransposedWriteOp", "read_op",
-           "write_op", "current_op"]
+           "write_op", "current_op", "kernel_index_scope", "mapped_kernel_index"]
 
 
 class _Current(threading.local):
     read: Optional["GlobalReadOp"] = None
     write: Optional["GlobalWriteOp"] = None
+    kernel_index: Optional[int] = None
 
 
 _current = _Current()
@@ -192,6 +193,22 @@ def current_op(op) -> Iterator[None]:
         yield
     finally:
         setattr(_current, slot, None)
+
+
+@contextlib.contextmanager
+def kernel_index_scope(index: int) -> Iterator[None]:
+    """Makes ``index`` what :func:`mapped_kernel_index` returns while kernel hooks run."""
+    _current.kernel_index = index
+    try:
+        yield
+    finally:
+        _current.kernel_index = None
+
+
+def mapped_kernel_index() -> Optional[int]:
+    """Which kernel (0 .. kernel_num-1) a convolution's ``kernel_map`` (or the output map
+    that follows it) is handling; None outside a convolution."""
+    return _current.kernel_index
 
 
 def read_op() -> GlobalReadOp:

@@ -1,6 +1,8 @@
 """Factoring FFT lengths into the radices the generated butterflies support."""
 from __future__ import annotations
 
+import math
+
 from vkdispatch.errors import InvalidArgumentError
 
 __all__ = ["SUPPORTED_PRIMES", "prime_factors", "group_primes", "default_register_limit",
@@ -53,6 +55,25 @@ def pad_dim(dim: int, max_register_count: int | None = None) -> int:
     if dim <= 0:
         raise InvalidArgumentError(f"Dimension must be greater than 0 (got dim={dim})")
     limit = min(max_register_count or default_register_limit(), default_max_prime())
-    while max(prime_factors(dim), default=1) > limit:
-        dim += 1
-    return dim
+    primes = [p for p in SUPPORTED_PRIMES if p <= limit]
+    if not primes:
+        raise InvalidArgumentError(f"max_register_count must be at least 2, got "
+                                   f"{max_register_count}")
+    best = primes[0] ** math.ceil(math.log(dim, primes[0]) - 1e-9)
+    while best < dim:
+        best *= primes[0]
+
+    def search(index: int, value: int) -> None:
+        """Tries value * primes[index]^e * (later primes), keeping the least >= dim."""
+        nonlocal best
+        if index == len(primes):
+            return
+        while value < best:
+            if value >= dim:
+                best = value
+                return
+            search(index + 1, value)
+            value *= primes[index]
+
+    search(0, 1)
+    return best

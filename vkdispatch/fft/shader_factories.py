@@ -18,10 +18,10 @@ from vkdispatch.fft.real_packing import can_pack, packed_real_shader
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.shader.shader_function import ShaderFunction
 
-__all__ = ["make_fft_shader", "get_cache_info", "cache_clear", "print_cache_info"]
+__all__ = ["make_fft_shader", "get_cache_info", "fft_cache_clear", "signal_range_of"]
 
 
-def _signal_range(signal_range, n: int) -> Tuple[int, int]:
+def signal_range_of(signal_range, n: int) -> Tuple[int, int]:
     if signal_range is None:
         return (0, n)
     if not isinstance(signal_range, tuple) or len(signal_range) != 2:
@@ -112,7 +112,7 @@ def make_fft_shader(buffer_shape: Tuple, axis: int = None, inverse: bool = False
     return _fft_shader(DeviceLimits.current(), shape, axis, bool(inverse),
                        bool(normalize_inverse), bool(r2c), input_map, output_map, input_type,
                        output_type, compute_type or dt.complex64,
-                       _signal_range(input_signal_range, shape[axis]), name)
+                       signal_range_of(input_signal_range, shape[axis]), name)
 
 
 def get_cache_info():
@@ -120,10 +120,6 @@ def get_cache_info():
     return _fft_shader.cache_info()
 
 
-def print_cache_info() -> None:
-    print(f"FFT shader cache: {get_cache_info()}")
-
-
-def cache_clear() -> None:
+def fft_cache_clear() -> None:
     """Drops every cached FFT shader (they are rebuilt on next use)."""
     _fft_shader.cache_clear()

@@ -1,0 +1,316 @@
+"""Fused FFT convolution: transform, multiply by a kernel spectrum, transform back, in one
+dispatch per axis (``vd.fft.convolve``, ``convolve2D``, ``convolve2DR``), and the transposed
+kernel layout that makes kernel reads along strided axes coalesce (``transpose``).
+
+One convolution shader loads a line, runs the forward FFT, moves the spectrum back into the
+load layout (so element ``k`` of the spectrum sits where sample ``k`` was loaded and the kernel
+is read at the signal's own index), applies the kernel hook to every register, and for each of
+``kernel_num`` kernels runs the inverse FFT and stores through the output side. The default
+kernel hook multiplies by the conjugate of the kernel spectrum: a circular cross-correlation.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Optional, Tuple
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.rfft_buffer import RFFTBuffer
+import vkdispatch.codegen as vc
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
+from vkdispatch.fft.context import fft_context
+from vkdispatch.fft.functions import (_check_graph, _resolve_types, _validate_map_argument_annotations,
+                                      fft, ifft, irfft, rfft)
+from vkdispatch.fft.grid import FFTGridManager
+from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
+from vkdispatch.fft.memory_ops import kernel_index_scope
+from vkdispatch.fft.multi_pass import fits_one_pass
+from vkdispatch.fft.precision import (ensure_supported_complex_precision,
+                                      resolve_compute_precision, validate_complex_precision)
+from vkdispatch.fft.shader_factories import signal_range_of
+from vkdispatch.shader.mapping import MappingFunction
+from vkdispatch.shader.shader_function import ShaderFunction
+
+__all__ = ["convolve", "convolve2D", "convolve2DR", "transpose", "make_convolution_shader",
+           "make_transpose_shader", "get_transposed_size", "get_convolution_cache_info",
+           "convolution_cache_clear"]
+
+
+def _check_one_pass(shape: Tuple, axis: int, compute_type, limits: DeviceLimits) -> None:
+    n = shape[axis]
+    if not fits_one_pass(n, compute_type, limits, math.prod(shape[axis + 1:])):
+        raise InvalidArgumentError(
+            f"convolution along an axis of length {n} needs the line in one workgroup; "
+            f"{n} {compute_type.name} values do not fit this device's "
+            f"{limits.max_shared_memory} bytes of shared memory")
+
+
+@functools.lru_cache(maxsize=None)
+def _convolution_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, kernel_map,
+                        kernel_num: int, normalize: bool, transposed_kernel: bool,
+                        kernel_inner_only: bool, input_map, output_map, input_type,
+                        output_type, kernel_type, compute_type,
+                        signal_range: Tuple[int, int], name: Optional[str]) -> ShaderFunction:
+    _check_one_pass(buffer_shape, axis, compute_type, limits)
+    name = name or f"convolution_shader_{buffer_shape}_{axis}"
+    with fft_context(buffer_shape, axis, compute_type=compute_type, name=name,
+                     limits=limits) as ctx:
+        io = ctx.make_io_manager(output_map, output_type, input_type, input_map,
+                                 kernel_map if kernel_map is not None else kernel_type)
+        io.read_input(signal_range=signal_range)
+        ctx.execute(inverse=False)
+        ctx.register_shuffle()  # the spectrum back in the load layout: kernel index = signal's
+        backup = None
+        if kernel_num > 1:
+            backup = ctx.allocate_registers("spectrum")
+            backup.read_from_registers(ctx.registers)
+        for index in range(kernel_num):
+            if index > 0:
+                ctx.registers.read_from_registers(backup)
+            with kernel_index_scope(index):
+                io.read_kernel(format_transposed=transposed_kernel,
+                               inner_only=kernel_inner_only)
+                ctx.execute(inverse=True)
+                if normalize:
+                    ctx.registers.normalize()
+                io.write_output()
+    return ctx.get_callable()
+
+
+def make_convolution_shader(buffer_shape: Tuple, kernel_map=None, kernel_num: int = 1,
+                            axis: int = None, normalize: bool = True,
+                            transposed_kernel: bool = False, kernel_inner_only: bool = False,
+                            input_map=None, output_map=None, input_type=None, output_type=None,
+                            kernel_type=None, compute_type=None, input_signal_range=None,
+                            name: Optional[str] = None) -> ShaderFunction:
+    """The (cached) fused convolution shader along ``axis`` of ``buffer_shape``; missing
+    types default to complex64 (the input to the output type without an input map)."""
+    shape = tuple(int(d) for d in buffer_shape)
+    axis = normalize_axis(axis, len(shape))
+    if isinstance(kernel_num, bool) or not isinstance(kernel_num, int) or kernel_num < 1:
+        raise InvalidArgumentError(f"kernel_num must be a positive int, got {kernel_num!r}")
+    output_type = output_type or dt.complex64
+    if input_type is None and input_map is None and output_map is None:
+        input_type = output_type
+    if kernel_map is None:
+        kernel_type = kernel_type or dt.complex64
+    return _convolution_shader(DeviceLimits.current(), shape, axis, kernel_map, kernel_num,
+                               bool(normalize), bool(transposed_kernel),
+                               bool(kernel_inner_only), input_map, output_map, input_type,
+                               output_type, kernel_type, compute_type or dt.complex64,
+                               signal_range_of(input_signal_range, shape[axis]), name)
+
+
+def _side_count(map_fn, present: bool) -> int:
+    return len(map_fn.buffer_types) if map_fn is not None else int(present)
+
+
+def _resolve_kernel_precision(buffers, kernel_map, kernel_type, position: int):
+    """The kernel buffer's precision: ``kernel_type`` or the dtype of the argument after the
+    output and input sides (None with a kernel map)."""
+    if kernel_map is not None:
+        if kernel_type is not None:
+            raise InvalidArgumentError("kernel_type cannot be provided when kernel_map is used")
+        return None
+    if len(buffers) <= position:
+        raise InvalidArgumentError("convolve() requires at least an output buffer and kernel "
+                                   f"buffer (the kernel is argument {position}; got "
+                                   f"{len(buffers)} arguments)")
+    kernel = buffers[position]
+    precision = kernel_type or getattr(kernel, "var_type", None)
+    validate_complex_precision(precision, arg_name="kernel_type")
+    if getattr(kernel, "var_type", precision) is not precision:
+        raise InvalidTypeError(f"kernel_type={precision.name} does not match the kernel "
+                               f"buffer's dtype {kernel.var_type.name}")
+    return ensure_supported_complex_precision(precision, role="Kernel")
+
+
+def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: int = 1,
+             buffer_shape: Tuple = None, graph=None, print_shader: bool = False,
+             axis: int = None, normalize: bool = True, name: str = None,
+             transposed_kernel: bool = False, kernel_inner_only: bool = False,
+             input_map: MappingFunction = None, output_map: MappingFunction = None,
+             output_type=None, input_type=None, kernel_type=None, compute_type=None,
+             input_signal_range=None) -> None:
+    """Circular convolution along ``axis`` in one dispatch: ``ifft(fft(x) * conj(K))`` with
+    ``K`` the kernel *spectrum* (so a cross-correlation with the kernel's signal), or your
+    ``kernel_map`` applied to the spectrum.
+
+    Arguments: the output side, the input side (as :func:`fft`), then the kernel side (one
+    kernel buffer shaped like the signal, or the ``kernel_map``'s arguments). With
+    ``kernel_num > 1`` each kernel (``vd.fft.mapped_kernel_index()`` inside the hooks) gets
+    its own inverse transform and store. ``kernel_inner_only`` broadcasts one kernel over
+    the outer batches; ``transposed_kernel`` reads a kernel laid out by :func:`transpose`.
+    """
+    if not buffers:
+        raise InvalidArgumentError("At least one buffer must be provided")
+    _check_graph(graph)
+    _validate_map_argument_annotations(kernel_map, "kernel_map")
+    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffers[0].shape)
+    inputs_present = input_map is None and output_map is not None
+    position = _side_count(output_map, True) + _side_count(input_map, inputs_present)
+    kernel_precision = _resolve_kernel_precision(buffers, kernel_map, kernel_type, position)
+    input_type, output_type, _ = _resolve_types(buffers, input_map, output_map, input_type,
+                                                output_type, compute_type)
+    known = [p for p in (output_type, input_type, kernel_precision) if p is not None]
+    compute_type = resolve_compute_precision(known, compute_type)
+    shader = make_convolution_shader(
+        shape, kernel_map, kernel_num, axis, normalize, transposed_kernel, kernel_inner_only,
+        input_map, output_map, input_type, output_type, kernel_precision, compute_type,
+        input_signal_range, name)
+    if print_shader:
+        print(shader)
+    shader(*buffers, graph=graph)
+
+
+def _check_dims(buffer, dims: tuple, what: str) -> None:
+    if len(buffer.shape) not in dims:
+        raise InvalidArgumentError(f"{what} must have 2 or 3 dimensions, got shape "
+                                   f"{tuple(buffer.shape)}")
+
+
+def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=None, graph=None,
+               print_shader: bool = False, normalize: bool = True,
+               transposed_kernel: bool = False, kernel_inner_only: bool = False,
+               input_map=None, output_map=None, output_type=None, input_type=None,
+               kernel_type=None, compute_type=None) -> None:
+    """2-D circular convolution over the last two axes of a 2-D or 3-D buffer, in place:
+    ``fft`` along the last axis (through ``input_map``), a fused convolution along the one
+    before (with ``kernel`` = ``fft2`` of the kernel, or its :func:`transpose` layout), and
+    the inverse along the last axis (through ``output_map``). Three dispatches."""
+    _check_dims(buffer, (2, 3), "convolve2D's buffer")
+    last = len(buffer.shape) - 1
+    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
+    first = (buffer, buffer) if input_map is not None else (buffer,)
+    fft(*first, graph=graph, print_shader=print_shader, axis=last, input_map=input_map,
+        input_type=None if input_map is not None else input_type, compute_type=compute_type,
+        buffer_shape=shape)
+    kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
+    convolve(buffer, *kernel_args, kernel_map=kernel_map, buffer_shape=shape, graph=graph,
+             print_shader=print_shader, axis=last - 1, normalize=normalize,
+             transposed_kernel=transposed_kernel, kernel_inner_only=kernel_inner_only,
+             kernel_type=kernel_type, compute_type=compute_type)
+    last_pass = (buffer, buffer) if output_map is not None else (buffer,)
+    fft(*last_pass, graph=graph, print_shader=print_shader, axis=last, inverse=True,
+        normalize_inverse=normalize, output_map=output_map,
+        output_type=None if output_map is not None else output_type,
+        input_type=buffer.var_type if output_map is not None else None,
+        compute_type=compute_type, buffer_shape=shape)
+
+
+def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_shape=None,
+                transposed_kernel: bool = False, kernel_inner_only: bool = False, graph=None,
+                print_shader: bool = False, normalize: bool = True, compute_type=None) -> None:
+    """2-D circular convolution of real data in place on an :class:`~vkdispatch.RFFTBuffer`:
+    ``rfft``, a fused convolution of the half spectrum along axis -2 with ``kernel`` (which
+    holds ``rfft2`` of the real kernel), ``irfft``. Three dispatches."""
+    if not isinstance(buffer, RFFTBuffer):
+        raise InvalidTypeError(f"convolve2DR needs a vd.RFFTBuffer, got {type(buffer).__name__}")
+    if len(buffer.real_shape) not in (2, 3):
+        raise InvalidArgumentError(f"convolve2DR's buffer must have a 2-D or 3-D real shape, "
+                                   f"got {buffer.real_shape}")
+    rfft(buffer, graph=graph, print_shader=print_shader, compute_type=compute_type)
+    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
+    kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
+    convolve(buffer, *kernel_args, kernel_map=kernel_map, buffer_shape=shape, graph=graph,
+             print_shader=print_shader, axis=len(shape) - 2, normalize=normalize,
+             transposed_kernel=transposed_kernel, kernel_inner_only=kernel_inner_only,
+             input_type=buffer.var_type, output_type=buffer.var_type,
+             kernel_type=None if kernel_map is not None else kernel.var_type,
+             compute_type=compute_type)
+    irfft(buffer, graph=graph, print_shader=print_shader, normalize=normalize,
+          compute_type=compute_type)
+
+
+# -- the transposed kernel layout -------------------------------------------------------------
+
+def _grid(buffer_shape: Tuple, axis, compute_type, limits: DeviceLimits) -> FFTGridManager:
+    config = FFTConfig(buffer_shape, axis, compute_type=compute_type, limits=limits)
+    return FFTGridManager(config, declare_variables=False)
+
+
+@functools.lru_cache(maxsize=None)
+def _transposed_size(limits: DeviceLimits, buffer_shape: Tuple, axis: int, compute_type) -> int:
+    grid = _grid(buffer_shape, axis, compute_type, limits)
+    return math.prod(grid.local_size) * grid.config.register_count * grid.group_count
+
+
+def get_transposed_size(buffer_shape: Tuple, axis: int = None,
+                        compute_type=dt.complex64) -> int:
+    """Elements of the transposed kernel buffer of a convolution along ``axis`` of
+    ``buffer_shape``: invocations per group x registers x groups (more than the shape's
+    element count when some register slots are unused)."""
+    shape = tuple(int(d) for d in buffer_shape)
+    return _transposed_size(DeviceLimits.current(), shape, normalize_axis(axis, len(shape)),
+                            compute_type)
+
+
+@functools.lru_cache(maxsize=None)
+def _transpose_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inner_only: bool,
+                      input_type, output_type, compute_type) -> ShaderFunction:
+    with fft_context(buffer_shape, axis, compute_type=compute_type, limits=limits,
+                     name=f"transpose_shader_{buffer_shape}_{axis}") as ctx:
+        out_buffer, in_buffer = ctx.declare_shader_args([vc.Buffer[output_type],
+                                                         vc.Buffer[input_type]])
+        for op in register_reads_iterator(ctx.registers, inner_only=inner_only):
+            op.read_from_buffer(in_buffer)
+        for op in global_trasposed_write_iterator(ctx.registers, inner_only):
+            op.write_to_buffer(out_buffer)
+    return ctx.get_callable()
+
+
+def make_transpose_shader(buffer_shape: Tuple, axis: int = None, kernel_inner_only: bool = False,
+                          input_type=dt.complex64, output_type=dt.complex64,
+                          compute_type=dt.complex64) -> ShaderFunction:
+    """The (cached) shader writing a kernel spectrum (natural order) into the transposed
+    layout of convolutions along ``axis`` of ``buffer_shape``: ``shader(out, in)``."""
+    shape = tuple(int(d) for d in buffer_shape)
+    return _transpose_shader(DeviceLimits.current(), shape, normalize_axis(axis, len(shape)),
+                             bool(kernel_inner_only), input_type, output_type, compute_type)
+
+
+def transpose(in_buffer: Buffer, conv_shape: Tuple = None, axis: int = None,
+              out_buffer: Buffer = None, graph=None, kernel_inner_only: bool = False,
+              print_shader: bool = False, input_type=None, output_type=None,
+              compute_type=None) -> Buffer:
+    """Writes the kernel spectrum ``in_buffer`` into the transposed layout that
+    ``convolve(..., transposed_kernel=True)`` reads (coalesced along strided axes); returns
+    ``out_buffer``, allocated with :func:`get_transposed_size` elements when not given."""
+    _check_graph(graph)
+    input_type = input_type or in_buffer.var_type
+    output_type = output_type or (out_buffer.var_type if out_buffer is not None
+                                  else in_buffer.var_type)
+    for role, precision in (("Input", input_type), ("Output", output_type)):
+        validate_complex_precision(precision, arg_name=f"{role.lower()}_type")
+        ensure_supported_complex_precision(precision, role=role)
+    compute_type = resolve_compute_precision([input_type, output_type], compute_type)
+    shape = tuple(conv_shape) if conv_shape is not None else tuple(in_buffer.shape)
+    size = get_transposed_size(shape, axis, compute_type)
+    if out_buffer is None:
+        out_buffer = Buffer((size,), output_type)
+    elif out_buffer.var_type is not output_type:
+        raise InvalidTypeError(f"out_buffer holds {out_buffer.var_type.name}, not "
+                               f"output_type={output_type.name}")
+    elif out_buffer.size < size:
+        raise InvalidArgumentError(f"out_buffer holds {out_buffer.size} elements; the "
+                                   f"transposed kernel of {shape} needs {size} "
+                                   "(vd.fft.get_transposed_size)")
+    shader = make_transpose_shader(shape, axis, kernel_inner_only, input_type, output_type,
+                                   compute_type)
+    if print_shader:
+        print(shader)
+    shader(out_buffer, in_buffer, graph=graph)
+    return out_buffer
+
+
+def get_convolution_cache_info():
+    """``functools`` cache statistics of the convolution shader factory."""
+    return _convolution_shader.cache_info()
+
+
+def convolution_cache_clear() -> None:
+    """Drops the cached convolution and transpose shaders and transposed sizes."""
+    for cache in (_convolution_shader, _transpose_shader, _transposed_size):
+        cache.cache_clear()
