@@ -38,13 +38,25 @@ __all__ = ["convolve", "convolve2D", "convolve2DR", "transpose", "make_convoluti
            "convolution_cache_clear"]
 
 
-def _check_one_pass(shape: Tuple, axis: int, compute_type, limits: DeviceLimits) -> None:
-    n = shape[axis]
-    if not fits_one_pass(n, compute_type, limits, math.prod(shape[axis + 1:])):
-        raise InvalidArgumentError(
-            f"convolution along an axis of length {n} needs the line in one workgroup; "
-            f"{n} {compute_type.name} values do not fit this device's "
-            f"{limits.max_shared_memory} bytes of shared memory")
+# Registers per thread of a convolution's line: the fused kernel holds a forward and an
+# inverse transform, and on an H100 fewer registers (more threads per line, more stages)
+# won over memory latency: N = 1024 took 0.34 ms with 4, 0.41 with 8, 0.52 with 16.
+REGISTER_BUDGETS = (4, 8, 16)
+
+
+def _register_budget(shape: Tuple, axis: int, compute_type, limits: DeviceLimits) -> int:
+    """The smallest budget of :data:`REGISTER_BUDGETS` with which a line fits one workgroup
+    (the largest on CPU drivers, where each extra stage's exchange is what costs); the same
+    for the convolution and its transposed kernel layout."""
+    n, stride = shape[axis], math.prod(shape[axis + 1:])
+    for budget in REGISTER_BUDGETS[::-1] if limits.cpu else REGISTER_BUDGETS:
+        if fits_one_pass(n, compute_type, limits, stride, budget):
+            return budget
+    raise InvalidArgumentError(
+        f"convolution along an axis of length {n} needs the line in one workgroup; "
+        f"{n} {compute_type.name} values do not fit this device's "
+        f"{limits.max_shared_memory} bytes of shared memory and "
+        f"{limits.max_workgroup_invocations} invocations")
 
 
 @functools.lru_cache(maxsize=None)
@@ -53,9 +65,9 @@ def _convolution_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, ke
                         kernel_inner_only: bool, input_map, output_map, input_type,
                         output_type, kernel_type, compute_type,
                         signal_range: Tuple[int, int], name: Optional[str]) -> ShaderFunction:
-    _check_one_pass(buffer_shape, axis, compute_type, limits)
+    budget = _register_budget(buffer_shape, axis, compute_type, limits)
     name = name or f"convolution_shader_{buffer_shape}_{axis}"
-    with fft_context(buffer_shape, axis, compute_type=compute_type, name=name,
+    with fft_context(buffer_shape, axis, budget, compute_type=compute_type, name=name,
                      limits=limits) as ctx:
         io = ctx.make_io_manager(output_map, output_type, input_type, input_map,
                                  kernel_map if kernel_map is not None else kernel_type)
@@ -227,7 +239,8 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
 # -- the transposed kernel layout -------------------------------------------------------------
 
 def _grid(buffer_shape: Tuple, axis, compute_type, limits: DeviceLimits) -> FFTGridManager:
-    config = FFTConfig(buffer_shape, axis, compute_type=compute_type, limits=limits)
+    budget = _register_budget(buffer_shape, axis, compute_type, limits)
+    config = FFTConfig(buffer_shape, axis, budget, compute_type=compute_type, limits=limits)
     return FFTGridManager(config, declare_variables=False)
 
 
@@ -250,7 +263,8 @@ def get_transposed_size(buffer_shape: Tuple, axis: int = None,
 @functools.lru_cache(maxsize=None)
 def _transpose_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inner_only: bool,
                       input_type, output_type, compute_type) -> ShaderFunction:
-    with fft_context(buffer_shape, axis, compute_type=compute_type, limits=limits,
+    budget = _register_budget(buffer_shape, axis, compute_type, limits)
+    with fft_context(buffer_shape, axis, budget, compute_type=compute_type, limits=limits,
                      name=f"transpose_shader_{buffer_shape}_{axis}") as ctx:
         out_buffer, in_buffer = ctx.declare_shader_args([vc.Buffer[output_type],
                                                          vc.Buffer[input_type]])

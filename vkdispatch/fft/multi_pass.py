@@ -27,14 +27,16 @@ from vkdispatch.shader.mapping import map as make_map
 __all__ = ["fits_one_pass", "split_length", "FourStepFFT"]
 
 
-def fits_one_pass(n: int, compute_type, limits: DeviceLimits, stride: int = 1) -> bool:
+def fits_one_pass(n: int, compute_type, limits: DeviceLimits, stride: int = 1,
+                  max_register_count: int | None = None) -> bool:
     """Whether one workgroup can hold a line of ``n`` (and, for a strided axis, enough
-    adjacent lines to coalesce); raises for lengths with unsupported primes."""
+    adjacent lines to coalesce) with that register budget; raises for lengths with
+    unsupported primes."""
     check_length(n)
     try:
         lines = min(MIN_STRIDED_LINES, stride)
-        config = FFTConfig((n, lines) if stride > 1 else (n,), 0, compute_type=compute_type,
-                           limits=limits)
+        config = FFTConfig((n, lines) if stride > 1 else (n,), 0, max_register_count,
+                           compute_type=compute_type, limits=limits)
     except InvalidArgumentError:
         return False
     if stride == 1 or not config.uses_sdata:
