@@ -1,4 +1,4 @@
-"""Throughput of vd.fft's generated FFT beside cuFFT (torch, cupy), numpy and a device copy.
+"""vd.fft's generated FFT and fused convolution beside cuFFT (torch, cupy), numpy, a copy.
 
 Batched 1-D complex-to-complex float32 FFTs (complex64 buffers of shape (batch, N), transformed
 in place along the last axis by ``vd.fft.fft``) for N = 2^3..2^12 (--large adds 2^13..2^16,
@@ -30,19 +30,37 @@ A size our FFT rejects (ValueError) prints n/a in our columns and the reason bel
 the references still run. After the timed runs each transform runs once more on fresh random
 data: ours prints its relative error (L2 norm of the difference over that of numpy's complex128
 transform, on a sample of rows or images); above 1e-4 it is marked WRONG and the script exits
-with status 1 after both tables. The references' results are checked the same way (a failure
+with status 1 after all tables. The references' results are checked the same way (a failure
 there stops the script). Our timed buffer is transformed over and over in place, so its values
 grow past float32's range into inf and NaN, which costs a GPU nothing.
 
+Then (unless --no-conv) the fused convolutions, in place: ``vd.fft.convolve(x, k)`` along the
+last axis of (batch, N) for N = 2^8..2^12 (--conv-sizes) at the same --mib, and
+``vd.fft.convolve2D(x, K)`` over the last two axes of (batch, N, N) for N = 512..4096
+(--conv-two-d, CPU device 64..256; three dispatches), each ``ifft(fft(x) * conj(k))`` with k a
+complex64 spectrum shaped like x (one per row or image). These tables print ms per convolution
+and effective GB/s = 3 x bytes / time: x read, k read and the result written, the least a
+one-pass pipeline moves (for 2-D the same 3 x bytes, although ours makes three passes). The
+copy column is the same copy of the array's bytes (2 x bytes / time), so ours/copy is the share
+of the copy's bandwidth that the effective rate reaches (target about 0.9: near the one-pass
+floor). The references compute the same formula unfused: torch ``ifft(fft(x) * k.conj())``
+(``ifft2`` / ``fft2`` for 2-D) in a CUDA graph, cupy eagerly, numpy on the host; ``{ref} ms``
+is the reference's time and ours/{ref} = its time / ours, the speed-up (target on an H100: at
+least 3.3 at N = 1024, at least 2 for 2-D). The kernels are random unit-modulus phases, so
+convolving over and over in place keeps the values' norm (nothing overflows), and the error
+column compares ours after one run on fresh data with numpy's complex128 result.
+
     python benchmarks/fft.py [--sizes 3 4 ... 12] [--large] [--mib 256] [--two-d 512 1024]
-                             [--repeats 5] [--numpy]
+                             [--repeats 5] [--numpy] [--no-conv] [--conv-sizes 8 ... 12]
+                             [--conv-two-d 512 ... 4096]
 """
 from __future__ import annotations
 
 import argparse
 import statistics
 import time
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -54,10 +72,47 @@ CPU_DEVICE = 4          # DeviceInfo.device_type of CPU implementations (lavapip
 TOLERANCE = 1e-4        # relative L2 error above which a transform counts as wrong
 CHECK_ELEMENTS = 1 << 20  # about this many elements of each result are compared with numpy
 TORCH_WARMUP_CALLS = 3  # on a side stream before the CUDA graph capture
+TWO_D = ([512, 1024, 2048, 4096], [64, 128, 256])
 DEFAULTS = {  # option: (GPU default, CPU-device default)
-    "mib": (256, 8), "two_d": ([512, 1024, 2048, 4096], [64, 128, 256]),
+    "mib": (256, 8), "two_d": TWO_D, "conv_two_d": TWO_D,
     "repeats": (5, 3), "replays": (20, 3), "total_mib": (4096, 32),
 }
+
+
+@dataclass(frozen=True)
+class Op:
+    """One benchmarked operation, ``name`` as in vd.fft. ``math(fft, x, k, **out)`` computes
+    it with ``fft`` = np.fft, torch.fft or cupy.fft (``out=`` only from numpy);
+    ``ours(buffer, kernel, graph)`` records ours in a graph, in place; ``moved``: arrays a
+    one-pass pipeline reads or writes (GB/s = moved x bytes / time); ``kernel``: it takes a
+    spectrum shaped like x."""
+    name: str
+    title: str
+    math: Callable
+    ours: Callable
+    moved: int = 2
+    kernel: bool = False
+
+
+CONV_TITLE = "(vd.fft.{}), ms and effective GB/s = 3 x bytes / time"
+OPS = {op.name: op for op in (
+    Op("fft", "Batched 1-D C2C complex64 FFT along the last axis (vd.fft.fft), GB/s",
+       lambda fft, x, k, **out: fft.fft(x, **out),
+       lambda buffer, kernel, graph: vd.fft.fft(buffer, graph=graph)),
+    Op("fft2", "Batched 2-D C2C complex64 FFT, N x N (vd.fft.fft2), GB/s",
+       lambda fft, x, k, **out: fft.fft2(x, **out),
+       lambda buffer, kernel, graph: vd.fft.fft2(buffer, graph=graph)),
+    Op("convolve", "Batched 1-D convolution ifft(fft(x) * conj(k)) along the last axis "
+       + CONV_TITLE.format("convolve"),
+       lambda fft, x, k, **out: fft.ifft(fft.fft(x) * k.conj(), **out),
+       lambda buffer, kernel, graph: vd.fft.convolve(buffer, kernel, graph=graph),
+       moved=3, kernel=True),
+    Op("convolve2D", "Batched 2-D convolution ifft2(fft2(x) * conj(K)), N x N "
+       + CONV_TITLE.format("convolve2D"),
+       lambda fft, x, k, **out: fft.ifft2(fft.fft2(x) * k.conj(), **out),
+       lambda buffer, kernel, graph: vd.fft.convolve2D(buffer, kernel, graph=graph),
+       moved=3, kernel=True),
+)}
 
 
 def cupy_cuda():
@@ -74,16 +129,22 @@ def relative_error(got: np.ndarray, expected: np.ndarray) -> float:
     return float(np.linalg.norm(diff) / max(np.linalg.norm(expected), 1e-300))
 
 
-class Check:
-    """A sample of the items (rows, or images for 2-D) of one input and numpy's transform of
-    them in complex128, to compare results with."""
+def wide(array: Optional[np.ndarray]) -> Optional[np.ndarray]:
+    return None if array is None else array.astype(np.complex128)
 
-    def __init__(self, host: np.ndarray, transform: str, rng: np.random.Generator):
+
+class Check:
+    """A sample of the items (rows, or images for 2-D) of one input and numpy's result of
+    ``op`` on them in complex128, to compare results with."""
+
+    def __init__(self, host: np.ndarray, kernel: Optional[np.ndarray], op: Op,
+                 rng: np.random.Generator):
         batch, item = host.shape[0], host[0].size
         count = max(2, min(batch, CHECK_ELEMENTS // item))
         picks = np.concatenate(([0, batch - 1], rng.integers(0, batch, count)))
         self.items = np.unique(picks)[:count]
-        self.expected = getattr(np.fft, transform)(host[self.items].astype(np.complex128))
+        sample = None if kernel is None else kernel[self.items]
+        self.expected = op.math(np.fft, wide(host[self.items]), wide(sample))
 
     def error(self, result: np.ndarray) -> float:
         return relative_error(result[self.items], self.expected)
@@ -123,23 +184,28 @@ class GraphTimer:
 
 
 class TorchFFT:
-    """torch.fft.<transform>(x), ``replays`` calls captured once in a CUDA graph."""
+    """``op.math(torch.fft, x, k)`` (out of place), ``replays`` calls captured once in a CUDA
+    graph."""
 
-    def __init__(self, torch, host: np.ndarray, transform: str, replays: int):
+    def __init__(self, torch, host: np.ndarray, kernel: Optional[np.ndarray], op: Op,
+                 replays: int):
         self.torch, self.replays = torch, replays
-        call = getattr(torch.fft, transform)
         self.x = torch.from_numpy(host).cuda()
-        # Warm up on a side stream before capturing (makes the cuFFT plan), as torch asks.
+        self.k = None if kernel is None else torch.from_numpy(kernel).cuda()
+
+        def call():
+            return op.math(torch.fft, self.x, self.k)
+        # Warm up on a side stream before capturing (makes the cuFFT plans), as torch asks.
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
             for _ in range(TORCH_WARMUP_CALLS):
-                self.y = call(self.x)
+                self.y = call()
         torch.cuda.current_stream().wait_stream(side)
         self.graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(self.graph):  # records the calls, runs none of them
             for _ in range(replays):
-                self.y = call(self.x)  # outputs reuse the graph's pool: y is the last one
+                self.y = call()  # outputs reuse the graph's pool: y is the last one
         torch.cuda.synchronize()
 
     def seconds(self) -> float:
@@ -154,27 +220,29 @@ class TorchFFT:
         return self.y.cpu().numpy()
 
     def close(self) -> None:
-        del self.graph, self.x, self.y
+        del self.graph, self.x, self.k, self.y
         self.torch.backends.cuda.cufft_plan_cache.clear()
         self.torch.cuda.empty_cache()
 
 
 class CupyFFT:
-    """cupy.fft.<transform>(x), an eager loop of ``replays`` calls + synchronize."""
+    """``op.math(cupy.fft, x, k)``, an eager loop of ``replays`` calls + synchronize."""
 
-    def __init__(self, cupy, host: np.ndarray, transform: str, replays: int):
+    def __init__(self, cupy, host: np.ndarray, kernel: Optional[np.ndarray], op: Op,
+                 replays: int):
         self.cupy, self.replays = cupy, replays
-        self.call = getattr(cupy.fft, transform)
         self.x = cupy.asarray(host)
-        self.y = self.call(self.x)  # makes and caches the plan
+        self.k = None if kernel is None else cupy.asarray(kernel)
+        self.call = lambda: op.math(cupy.fft, self.x, self.k)
+        self.y = self.call()  # makes and caches the plans
         cupy.cuda.Device().synchronize()
 
     def seconds(self) -> float:
-        self.y = self.call(self.x)
+        self.y = self.call()
         self.cupy.cuda.Device().synchronize()
         start = time.perf_counter()
         for _ in range(self.replays):
-            self.y = self.call(self.x)
+            self.y = self.call()
         self.cupy.cuda.Device().synchronize()
         return (time.perf_counter() - start) / self.replays
 
@@ -182,29 +250,29 @@ class CupyFFT:
         return self.cupy.asnumpy(self.y)
 
     def close(self) -> None:
-        del self.x, self.y
+        del self.x, self.k, self.y
         self.cupy.fft.config.get_plan_cache().clear()
         self.cupy.get_default_memory_pool().free_all_blocks()
 
 
 class NumpyFFT:
-    """np.fft.<transform>(host, out=...), one call per measurement (on the host)."""
+    """``op.math(np.fft, host, kernel, out=...)``, one call per measurement (on the host)."""
 
-    def __init__(self, host: np.ndarray, transform: str):
-        self.host, self.call = host, getattr(np.fft, transform)
-        self.out = np.empty_like(host)
-        self.call(self.host, out=self.out)  # faults the output's pages in
+    def __init__(self, host: np.ndarray, kernel: Optional[np.ndarray], op: Op):
+        out = np.empty_like(host)
+        self.call = lambda: op.math(np.fft, host, kernel, out=out)
+        self.y = self.call()  # faults the output's pages in
 
     def seconds(self) -> float:
         start = time.perf_counter()
-        self.call(self.host, out=self.out)
+        self.y = self.call()  # out, except from numpy's fft2 / ifft2, which return a new array
         return time.perf_counter() - start
 
     def result(self) -> np.ndarray:
-        return self.out
+        return self.y
 
     def close(self) -> None:
-        del self.out
+        del self.y, self.call
 
 
 class CopyPairs:
@@ -232,61 +300,62 @@ class CopyPairs:
         self.pairs.clear()
 
 
-def references(host: np.ndarray, transform: str, replays: int, libs: dict) -> dict:
-    """The reference FFTs that apply: name -> object with seconds(), result(), close()."""
+def references(host: np.ndarray, kernel: Optional[np.ndarray], op: Op, replays: int,
+               libs: dict) -> dict:
+    """The references that apply: name -> object with seconds(), result(), close()."""
     refs = {}
     if libs["torch"] is not None:
-        refs["torch"] = TorchFFT(libs["torch"], host, transform, replays)
+        refs["torch"] = TorchFFT(libs["torch"], host, kernel, op, replays)
     if libs["cupy"] is not None:
-        refs["cupy"] = CupyFFT(libs["cupy"], host, transform, replays)
+        refs["cupy"] = CupyFFT(libs["cupy"], host, kernel, op, replays)
     if libs["numpy"]:
-        refs["numpy"] = NumpyFFT(host, transform)
+        refs["numpy"] = NumpyFFT(host, kernel, op)
     return refs
 
 
-def measure_row(host: np.ndarray, transform: str, args, libs: dict, copies: CopyPairs,
-                rng: np.random.Generator) -> dict:
-    """GB/s of ours (None where our FFT rejects the size), the copy and each reference, for
-    one input; ``error``: ours against numpy; ``reason``: why ours is None."""
+def measure_row(host: np.ndarray, kernel: Optional[np.ndarray], op: Op, args, libs: dict,
+                copies: CopyPairs, rng: np.random.Generator) -> dict:
+    """Median seconds of ours (None where ours rejects the size), the copy and each reference,
+    for one input (and kernel); ``bytes``: the input's; ``error``: ours against numpy;
+    ``reason``: why ours is None."""
     nbytes, count = host.nbytes, host.size
     replays = max(args.replays, -(-args.total_mib * 2**20 // nbytes))
-    row: dict = {"reason": None, "error": None, "ours": None}
-    buffer = vd.Buffer(host.shape, vd.complex64)
-    buffer.write(host)
+    row: dict = {"reason": None, "error": None, "ours": None, "bytes": nbytes}
+    buffers = [vd.Buffer(host.shape, vd.complex64) for _ in range(1 + op.kernel)]
+    for buffer, data in zip(buffers, (host, kernel)):
+        buffer.write(data)
     src, dst = copies.get(count)
     timers = {"copy": GraphTimer(lambda g: vd.copy(dst, src, graph=g), replays)}
     try:
-        if transform == "fft":
-            timers["ours"] = GraphTimer(lambda g: vd.fft.fft(buffer, graph=g), replays)
-        else:
-            timers["ours"] = GraphTimer(lambda g: vd.fft.fft2(buffer, graph=g), replays)
+        kernel_buffer = buffers[1] if op.kernel else None
+        timers["ours"] = GraphTimer(lambda g: op.ours(buffers[0], kernel_buffer, g), replays)
         timers["ours"].run_once()  # builds the kernels; a size can be refused here too
     except ValueError as error:
         row["reason"] = f"{type(error).__name__}: {error}"
         if "ours" in timers:
             timers.pop("ours").destroy()
-    refs = references(host, transform, replays, libs)
+    refs = references(host, kernel, op, replays, libs)
     measures = {name: timer.seconds for name, timer in timers.items()}
     measures.update({name: ref.seconds for name, ref in refs.items()})
     samples: dict[str, list[float]] = {name: [] for name in measures}
     for _ in range(args.repeats):
         for name, measure in measures.items():
             samples[name].append(measure())
-    for name, values in samples.items():
-        row[name] = 2 * nbytes / statistics.median(values) / 1e9
+    row.update({name: statistics.median(values) for name, values in samples.items()})
 
-    check = Check(host, transform, rng)
+    check = Check(host, kernel, op, rng)
     copies.check(count)
     for name, ref in refs.items():
-        check.require(f"{name} {transform} of shape {host.shape}", ref.result())
+        check.require(f"{name} {op.name} of shape {host.shape}", ref.result())
         ref.close()
     if "ours" in timers:
-        buffer.write(host)  # fresh data through the timed graph, once
+        buffers[0].write(host)  # fresh data through the timed graph, once
         timers["ours"].run_once()
-        row["error"] = check.error(buffer.read(0))
+        row["error"] = check.error(buffers[0].read(0))
     for timer in timers.values():
         timer.destroy()
-    buffer.destroy()
+    for buffer in buffers:
+        buffer.destroy()
     return row
 
 
@@ -298,28 +367,39 @@ def ratio(numerator, denominator):
     return numerator / denominator if numerator is not None and denominator else None
 
 
-def print_table(title: str, rows: list[tuple[str, int, dict]], libs: dict) -> bool:
-    """Prints one markdown table; False when a row of ours was WRONG."""
+def milliseconds(seconds):
+    return None if seconds is None else 1e3 * seconds
+
+
+def print_table(op: Op, rows: list[tuple[str, int, dict]], libs: dict) -> bool:
+    """Prints one markdown table; False when a row of ours was WRONG. FFT tables give each
+    reference's GB/s, convolution tables (op.kernel) its ms, and ours' ms as well; ours/{ref}
+    is the reference's time over ours either way (the speed-up)."""
     refs = [name for name in ("torch", "cupy", "numpy") if libs[name]]
-    columns = [("N", 9), ("batch", 9), ("ours GB/s", 9), ("copy GB/s", 9), ("ours/copy", 9)]
+    columns = [("N", 9), ("batch", 9)] + [("ours ms", 9)] * op.kernel
+    columns += [("ours GB/s", 9), ("copy GB/s", 9), ("ours/copy", 9)]
     for name in refs:
-        columns.append((f"{name} GB/s", 10))
+        columns.append((f"{name} {'ms' if op.kernel else 'GB/s'}", 10))
         if name != "numpy":
             columns.append((f"ours/{name}", 10))
     columns.append(("ours error", 16))
-    print(f"\n{title}\n")
+    print(f"\n{op.title}\n")
     print("| " + " | ".join(f"{name:>{width}}" for name, width in columns) + " |")
     print("|" + "|".join("-" * (width + 1) + ":" for _name, width in columns) + "|")
     ok = True
     for label, batch, row in rows:
-        ours = row["ours"]
-        cells = [f"{label:>9}", f"{batch:>9}",
-                 cell(ours, 9, ".1f") if row["reason"] is None else f"{'n/a':>9}",
-                 cell(row["copy"], 9, ".1f"), cell(ratio(ours, row["copy"]), 9, ".2f")]
+        rates = {name: ratio((2 if name == "copy" else op.moved) * row["bytes"] / 1e9,
+                             row[name]) for name in ["ours", "copy"] + refs}
+        cells = [f"{label:>9}", f"{batch:>9}"]
+        cells += [cell(milliseconds(row["ours"]), 9, ".3f")] * op.kernel
+        cells += [cell(rates["ours"], 9, ".1f") if row["reason"] is None else f"{'n/a':>9}",
+                  cell(rates["copy"], 9, ".1f"), cell(ratio(rates["ours"], rates["copy"]), 9,
+                                                      ".2f")]
         for name in refs:
-            cells.append(cell(row[name], 10, ".1f"))
+            cells.append(cell(milliseconds(row[name]), 10, ".3f") if op.kernel
+                         else cell(rates[name], 10, ".1f"))
             if name != "numpy":
-                cells.append(cell(ratio(ours, row[name]), 10, ".2f"))
+                cells.append(cell(ratio(row[name], row["ours"]), 10, ".2f"))
         error = row["error"]
         wrong = error is not None and not error <= TOLERANCE
         ok = ok and not wrong
@@ -343,6 +423,13 @@ def options(device_type: int) -> argparse.Namespace:
     parser.add_argument("--two-d", type=int, nargs="*",
                         help="N of the N x N transforms (default 512..4096; CPU device 64..256; "
                         "none: no 2-D table)")
+    parser.add_argument("--conv", action=argparse.BooleanOptionalAction, default=True,
+                        help="the convolution tables (default: on)")
+    parser.add_argument("--conv-sizes", type=int, nargs="*", default=list(range(8, 13)),
+                        help="log2 N of the 1-D convolutions (default 8..12; none: no table)")
+    parser.add_argument("--conv-two-d", type=int, nargs="*",
+                        help="N of the N x N convolutions (default 512..4096; CPU device "
+                        "64..256; none: no table)")
     parser.add_argument("--repeats", type=int, help="measurements per figure (default 5)")
     parser.add_argument("--replays", type=int, help="least transforms per measurement")
     parser.add_argument("--total-mib", type=int,
@@ -356,21 +443,35 @@ def options(device_type: int) -> argparse.Namespace:
             setattr(args, name, cpu_value if cpu else gpu_value)
     if args.large:
         args.sizes = sorted(set(args.sizes) | set(range(13, 17)))
+    if not args.conv:
+        args.conv_sizes, args.conv_two_d = [], []
     return args
 
 
-def run_table(shapes: list[tuple[str, tuple[int, ...]]], transform: str, args, libs: dict,
-              host: np.ndarray, copies: CopyPairs, rng) -> list[tuple[str, int, dict]]:
+def run_table(shapes: list[tuple[str, tuple[int, ...]]], op: Op, args, libs: dict,
+              data: tuple, copies: CopyPairs, rng) -> list[tuple[str, int, dict]]:
+    """Rows of one table; ``data``: the host input and kernel (None without --conv) that each
+    shape takes its first elements of."""
     limit = vd.get_context().device_infos[0].max_storage_buffer_range
     rows = []
     for label, shape in shapes:
-        data = host[:int(np.prod(shape))].reshape(shape)
-        if data.nbytes > limit:
-            print(f"N = {label}: skipped, {data.nbytes} bytes exceed this device's storage "
+        host, kernel = (None if array is None else array[:int(np.prod(shape))].reshape(shape)
+                        for array in data)
+        if host.nbytes > limit:
+            print(f"N = {label}: skipped, {host.nbytes} bytes exceed this device's storage "
                   f"buffer range ({limit})")
             continue
-        rows.append((label, shape[0], measure_row(data, transform, args, libs, copies, rng)))
+        kernel = kernel if op.kernel else None
+        rows.append((label, shape[0], measure_row(host, kernel, op, args, libs, copies, rng)))
     return rows
+
+
+def unit_phases(count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` random complex64 values of modulus 1: a convolution by them keeps the norm."""
+    angle = rng.uniform(0, 2 * np.pi, count).astype(np.float32)
+    phases = np.empty(count, np.complex64)
+    phases.real, phases.imag = np.cos(angle), np.sin(angle)
+    return phases
 
 
 def main() -> None:
@@ -379,27 +480,37 @@ def main() -> None:
     args = options(info.device_type)
     libs = {"torch": torch, "cupy": cupy, "numpy": args.numpy or (torch is None and cupy is None)}
     nbytes = args.mib * 2**20
-    line_shapes = [(str(1 << k), (max(1, nbytes // (8 << k)), 1 << k)) for k in args.sizes]
-    plane_shapes = [(f"{n}^2", (max(1, nbytes // (8 * n * n)), n, n)) for n in args.two_d]
-    largest = max([int(np.prod(shape)) for _label, shape in line_shapes + plane_shapes])
+
+    def lines(logs):
+        return [(str(1 << k), (max(1, nbytes // (8 << k)), 1 << k)) for k in logs]
+
+    def planes(sides):
+        return [(f"{n}^2", (max(1, nbytes // (8 * n * n)), n, n)) for n in sides]
+    tables = [("fft", lines(args.sizes)), ("fft2", planes(args.two_d)),
+              ("convolve", lines(args.conv_sizes)), ("convolve2D", planes(args.conv_two_d))]
+    tables = [(OPS[name], shapes) for name, shapes in tables if shapes]
+    largest = max(int(np.prod(shape)) for _op, shapes in tables for _label, shape in shapes)
     rng = np.random.default_rng(0)
     host = rng.standard_normal(2 * largest, dtype=np.float32).view(np.complex64)
+    kernel = unit_phases(largest, rng) if any(op.kernel for op, _shapes in tables) else None
     print(f"device: {info.device_name}; batches of {args.mib} MiB; "
           f"references: {', '.join(name for name, used in libs.items() if used) or 'none'}")
     copies = CopyPairs(host)
-    ok = print_table("Batched 1-D C2C complex64 FFT along the last axis (vd.fft.fft), GB/s",
-                     run_table(line_shapes, "fft", args, libs, host, copies, rng), libs)
-    if plane_shapes:
-        ok = print_table("Batched 2-D C2C complex64 FFT, N x N (vd.fft.fft2), GB/s",
-                         run_table(plane_shapes, "fft2", args, libs, host, copies, rng),
-                         libs) and ok
+    ok = True
+    for op, shapes in tables:
+        rows = run_table(shapes, op, args, libs, (host, kernel), copies, rng)
+        ok = print_table(op, rows, libs) and ok
     copies.destroy()
-    print("\nGB/s = 2 x bytes / time per transform. ours/copy: share of the bandwidth of a "
-          "device copy of\nthe same bytes (target >= 0.9); ours/torch, ours/cupy: above 1, "
-          "ours is faster (target:\nours/torch >= 1 at N = 8..4096). ours error: relative L2 "
-          f"error against numpy (WRONG above {TOLERANCE:g}).")
+    print("\nFFTs: GB/s = 2 x bytes / time per transform. Convolutions: effective GB/s = 3 x "
+          "bytes / time\n(x and k read, the result written: a one-pass pipeline's least, for "
+          "2-D as well). copy GB/s:\n2 x bytes / time of a device copy of the same bytes; "
+          "ours/copy: the share of its bandwidth\nthat ours reaches (target >= 0.9). "
+          "ours/torch, ours/cupy: the reference's time / ours, above 1\nours is faster "
+          "(targets: FFT >= 1 at N = 8..4096; on an H100 convolution >= 3.3 at N = 1024,\n"
+          ">= 2 in 2-D). ours error: relative L2 error against numpy (WRONG above "
+          f"{TOLERANCE:g}).")
     if not ok:
-        raise SystemExit("our FFT gave WRONG results (see the error column)")
+        raise SystemExit("ours gave WRONG results (see the error column)")
 
 
 if __name__ == "__main__":
