@@ -18,11 +18,12 @@ from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 import vkdispatch.codegen as vc
-from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.errors import (InvalidArgumentError, InvalidShaderArgumentError,
+                               InvalidTypeError)
 from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
-from vkdispatch.fft.functions import (_check_graph, _resolve_types, _validate_map_argument_annotations,
-                                      fft, ifft, irfft, rfft)
+from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
+                                      _validate_map_argument_annotations, fft, irfft, rfft)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope
@@ -139,6 +140,23 @@ def _resolve_kernel_precision(buffers, kernel_map, kernel_type, position: int):
     return ensure_supported_complex_precision(precision, role="Kernel")
 
 
+def _check_kernel_size(kernel, shape: Tuple, axis, transposed: bool, inner_only: bool,
+                       compute_type) -> None:
+    """The kernel buffer must hold every element the convolution reads."""
+    axis = normalize_axis(axis, len(shape))
+    if transposed:
+        needed = get_transposed_size(shape, axis, compute_type)
+        what = "the transposed layout (vd.fft.get_transposed_size)"
+    elif inner_only:
+        needed, what = math.prod(shape[axis:]), "one kernel for every outer batch"
+    else:
+        needed, what = math.prod(shape), "one kernel per line"
+    if kernel.size < needed:
+        raise InvalidArgumentError(f"the kernel buffer holds {kernel.size} elements; {what} "
+                                   f"of a convolution of {shape} along axis {axis} needs "
+                                   f"{needed}")
+
+
 def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: int = 1,
              buffer_shape: Tuple = None, graph=None, print_shader: bool = False,
              axis: int = None, normalize: bool = True, name: str = None,
@@ -164,10 +182,15 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     inputs_present = input_map is None and output_map is not None
     position = _side_count(output_map, True) + _side_count(input_map, inputs_present)
     kernel_precision = _resolve_kernel_precision(buffers, kernel_map, kernel_type, position)
+    if input_map is None and output_map is None:
+        _check_in_place_buffer(buffers[0], shape, False)
     input_type, output_type, _ = _resolve_types(buffers, input_map, output_map, input_type,
                                                 output_type, compute_type)
     known = [p for p in (output_type, input_type, kernel_precision) if p is not None]
     compute_type = resolve_compute_precision(known, compute_type)
+    if kernel_map is None:
+        _check_kernel_size(buffers[position], shape, axis, transposed_kernel,
+                           kernel_inner_only, compute_type)
     shader = make_convolution_shader(
         shape, kernel_map, kernel_num, axis, normalize, transposed_kernel, kernel_inner_only,
         input_map, output_map, input_type, output_type, kernel_precision, compute_type,
@@ -188,24 +211,30 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
                transposed_kernel: bool = False, kernel_inner_only: bool = False,
                input_map=None, output_map=None, output_type=None, input_type=None,
                kernel_type=None, compute_type=None) -> None:
-    """2-D circular convolution over the last two axes of a 2-D or 3-D buffer, in place:
-    ``fft`` along the last axis (through ``input_map``), a fused convolution along the one
-    before (with ``kernel`` = ``fft2`` of the kernel, or its :func:`transpose` layout), and
-    the inverse along the last axis (through ``output_map``). Three dispatches."""
+    """2-D circular convolution over the last two axes of a 2-D or 3-D buffer, in place,
+    in three dispatches: an FFT along one axis (through ``input_map``), a fused convolution
+    along the other (``kernel`` = ``fft2`` of the kernel), and the inverse FFT along the first
+    (through ``output_map``).
+
+    The fused pass runs along the last, contiguous axis (its loads coalesce; the two plain
+    FFTs take the strided one); with ``transposed_kernel`` or ``kernel_inner_only`` it runs
+    along axis -2, the axis :func:`transpose` and the broadcast layout are defined for."""
     _check_dims(buffer, (2, 3), "convolve2D's buffer")
     last = len(buffer.shape) - 1
     shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
+    fused = last - 1 if transposed_kernel or kernel_inner_only else last
+    other = last if fused == last - 1 else last - 1
     first = (buffer, buffer) if input_map is not None else (buffer,)
-    fft(*first, graph=graph, print_shader=print_shader, axis=last, input_map=input_map,
+    fft(*first, graph=graph, print_shader=print_shader, axis=other, input_map=input_map,
         input_type=None if input_map is not None else input_type, compute_type=compute_type,
         buffer_shape=shape)
     kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
     convolve(buffer, *kernel_args, kernel_map=kernel_map, buffer_shape=shape, graph=graph,
-             print_shader=print_shader, axis=last - 1, normalize=normalize,
+             print_shader=print_shader, axis=fused, normalize=normalize,
              transposed_kernel=transposed_kernel, kernel_inner_only=kernel_inner_only,
              kernel_type=kernel_type, compute_type=compute_type)
     last_pass = (buffer, buffer) if output_map is not None else (buffer,)
-    fft(*last_pass, graph=graph, print_shader=print_shader, axis=last, inverse=True,
+    fft(*last_pass, graph=graph, print_shader=print_shader, axis=other, inverse=True,
         normalize_inverse=normalize, output_map=output_map,
         output_type=None if output_map is not None else output_type,
         input_type=buffer.var_type if output_map is not None else None,
@@ -304,8 +333,8 @@ def transpose(in_buffer: Buffer, conv_shape: Tuple = None, axis: int = None,
     size = get_transposed_size(shape, axis, compute_type)
     if out_buffer is None:
         out_buffer = Buffer((size,), output_type)
-    elif out_buffer.var_type is not output_type:
-        raise InvalidTypeError(f"out_buffer holds {out_buffer.var_type.name}, not "
+    elif out_buffer.var_type is not output_type:  # a ValueError in 0.1.0, a TypeError too
+        raise InvalidShaderArgumentError(f"out_buffer holds {out_buffer.var_type.name}, not "
                                f"output_type={output_type.name}")
     elif out_buffer.size < size:
         raise InvalidArgumentError(f"out_buffer holds {out_buffer.size} elements; the "

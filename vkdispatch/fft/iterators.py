@@ -205,7 +205,7 @@ global_transposed_write_iterator = global_trasposed_write_iterator
 def _staged_reads(registers: FFTRegisters, index_of, mirror_of, extra: dict):
     resources = registers.resources
     config, grid, sdata = resources.config, resources.grid, resources.sdata
-    staging = vc.new_register(config.compute_type, var_name="fft_staged")
+    staging = vc.new_register(config.compute_type)  # one per pass: several may follow
     sdata.sync("write")
     for line, slot, position in staged_elements(resources):
         resources.io_index[:] = index_of(line, position)
@@ -228,7 +228,7 @@ def global_writes_iterator(registers: FFTRegisters, r2c: bool = False,
     if resources.grid.staged:
         sdata, grid = resources.sdata, resources.grid
         sdata.write_to_sdata(registers, -1)
-        staging = vc.new_register(config.compute_type, var_name="fft_staged_out")
+        staging = vc.new_register(config.compute_type)
         sdata.sync("read")
         for line, slot, position in staged_elements(resources):
             staging[:] = sdata.sdata[grid.sdata_index(position, slot)]
