@@ -85,10 +85,14 @@ class FFTContext:
                          input_stage: int = 0):
         """Moves the data from ``output_stage``'s output layout to ``input_stage``'s input
         layout: ``True`` when renaming registers sufficed, else through shared memory."""
+        return self.relayout(registers, (output_stage, True), (input_stage, False))
+
+    def relayout(self, registers: FFTRegisters | None, source: tuple, target: tuple):
+        """Moves the data between layouts (``(stage index, output)`` pairs)."""
         registers = registers or self.registers
-        if registers.try_shuffle(output_stage, input_stage):
+        if registers.try_relayout(source, target):
             return True
-        self.sdata.exchange(registers, output_stage, input_stage)
+        self.sdata.relayout(registers, source, target)
         return None
 
     def execute(self, inverse: bool) -> None:
@@ -100,6 +104,27 @@ class FFTContext:
             for instance in range(stage.instance_count):
                 with self.resources.instance_guard(stage, instance):
                     self._butterfly(stage, instance, sign)
+
+    def execute_adjoint(self) -> None:
+        """The stages of :meth:`execute` backwards, each replaced by its adjoint: ``N`` times
+        the inverse transform, taking the registers in the forward transform's *output*
+        layout and leaving them in its first stage's input layout. So a forward transform,
+        a pointwise product and this need no exchange between the two transforms."""
+        stages = self.config.stages
+        for index in reversed(range(len(stages))):
+            stage = stages[index]
+            if index < len(stages) - 1:
+                self.relayout(self.registers, (index + 1, False), (index, True))
+            for instance in range(stage.instance_count):
+                with self.resources.instance_guard(stage, instance):
+                    first = instance * stage.radix
+                    values = radix_fft(list(self.registers[first:first + stage.radix]),
+                                       stage.primes, 1)
+                    if stage.input_stride > 1:
+                        values = self._twiddle(stage, instance, values, 1)
+                    for register, value in zip(self.registers[first:first + stage.radix],
+                                               values):
+                        register[:] = value
 
     def _butterfly(self, stage: FFTStage, instance: int, sign: int) -> None:
         first = instance * stage.radix

@@ -2,10 +2,11 @@
 dispatch per axis (``vd.fft.convolve``, ``convolve2D``, ``convolve2DR``), and the transposed
 kernel layout that makes kernel reads along strided axes coalesce (``transpose``).
 
-One convolution shader loads a line, runs the forward FFT, moves the spectrum back into the
-load layout (so element ``k`` of the spectrum sits where sample ``k`` was loaded and the kernel
-is read at the signal's own index), applies the kernel hook to every register, and for each of
-``kernel_num`` kernels runs the inverse FFT and stores through the output side. The default
+One convolution shader loads a line, runs the forward FFT, applies the kernel hook to every
+register where the transform left it (the kernel is read at each spectrum element's index),
+and for each of ``kernel_num`` kernels runs the inverse as the adjoint of the forward stages
+(backwards, from the forward's output layout to its input one: no exchange between the two
+transforms) and stores through the output side. The default
 kernel hook multiplies by the conjugate of the kernel spectrum: a circular cross-correlation.
 """
 from __future__ import annotations
@@ -39,6 +40,9 @@ __all__ = ["convolve", "convolve2D", "convolve2DR", "transpose", "make_convoluti
            "convolution_cache_clear"]
 
 
+# Where the spectrum sits when the kernel is applied: the forward transform's output
+# layout, which the adjoint inverse (``FFTContext.execute_adjoint``) starts from.
+SPECTRUM_LAYOUT = (-1, True)
 # Registers per thread of a convolution's line: the fused kernel holds a forward and an
 # inverse transform, and on an H100 fewer registers (more threads per line, more stages)
 # won over memory latency: N = 1024 took 0.34 ms with 4, 0.41 with 8, 0.52 with 16.
@@ -73,8 +77,7 @@ def _convolution_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, ke
         io = ctx.make_io_manager(output_map, output_type, input_type, input_map,
                                  kernel_map if kernel_map is not None else kernel_type)
         io.read_input(signal_range=signal_range)
-        ctx.execute(inverse=False)
-        ctx.register_shuffle()  # the spectrum back in the load layout: kernel index = signal's
+        ctx.execute(inverse=False)  # the spectrum in the last stage's output layout
         backup = None
         if kernel_num > 1:
             backup = ctx.allocate_registers("spectrum")
@@ -84,11 +87,11 @@ def _convolution_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, ke
                 ctx.registers.read_from_registers(backup)
             with kernel_index_scope(index):
                 io.read_kernel(format_transposed=transposed_kernel,
-                               inner_only=kernel_inner_only)
-                ctx.execute(inverse=True)
+                               inner_only=kernel_inner_only, layout=SPECTRUM_LAYOUT)
+                ctx.execute_adjoint()  # N x the inverse, back in the load layout
                 if normalize:
                     ctx.registers.normalize()
-                io.write_output()
+                io.write_output(layout=(0, False))
     return ctx.get_callable()
 
 
@@ -297,9 +300,10 @@ def _transpose_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inne
                      name=f"transpose_shader_{buffer_shape}_{axis}") as ctx:
         out_buffer, in_buffer = ctx.declare_shader_args([vc.Buffer[output_type],
                                                          vc.Buffer[input_type]])
-        for op in register_reads_iterator(ctx.registers, inner_only=inner_only):
+        for op in register_reads_iterator(ctx.registers, inner_only=inner_only,
+                                          layout=SPECTRUM_LAYOUT):
             op.read_from_buffer(in_buffer)
-        for op in global_trasposed_write_iterator(ctx.registers, inner_only):
+        for op in global_trasposed_write_iterator(ctx.registers, inner_only, SPECTRUM_LAYOUT):
             op.write_to_buffer(out_buffer)
     return ctx.get_callable()
 

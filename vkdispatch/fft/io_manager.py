@@ -108,14 +108,15 @@ class IOManager:
                                                           signal_range=signal_range))
 
     def read_kernel(self, registers: FFTRegisters | None = None,
-                    format_transposed: bool = False, inner_only: bool = False) -> None:
+                    format_transposed: bool = False, inner_only: bool = False,
+                    layout: tuple = (0, False)) -> None:
         """Applies the kernel side to the registers (first-stage layout, in place): the
         ``kernel_map`` once per register, or by default ``register *= conj(kernel[index])``
         from the kernel buffer at the signal's index (transposed, or without the outer batch,
         on request)."""
         registers = registers or self.default_registers
         proxy = self.kernel_proxy
-        ops = register_reads_iterator(registers, format_transposed, inner_only)
+        ops = register_reads_iterator(registers, format_transposed, inner_only, layout)
         if proxy.has_callback():
             self.read_from_proxy(proxy, ops)
             return
@@ -128,8 +129,9 @@ class IOManager:
                                              vc.to_dtype(ct, value.real, -value.imag))
 
     def write_output(self, registers: FFTRegisters | None = None, r2c: bool = False,
-                     inverse: bool = None) -> None:
-        """Stores the registers (last-stage layout) through the output side."""
+                     inverse: bool = None, layout: tuple = (-1, True)) -> None:
+        """Stores the registers (held in ``layout``, by default the last stage's output
+        positions) through the output side."""
         registers = registers or self.default_registers
-        self.write_to_proxy(self.output_proxy, global_writes_iterator(registers, r2c=r2c,
-                                                                      inverse=inverse))
+        self.write_to_proxy(self.output_proxy, global_writes_iterator(
+            registers, r2c=r2c, inverse=inverse, layout=layout))

@@ -166,14 +166,15 @@ def _kernel_index(resources: FFTResources, op: MemoryOp, format_transposed: bool
 
 
 def register_reads_iterator(registers: FFTRegisters, format_transposed: bool = False,
-                            inner_only: bool = False) -> Iterator[GlobalReadOp]:
-    """One load op per register of the first stage's input layout, the op's ``register``
-    being the register itself (never staged): for hooks that update registers in place,
-    such as convolution kernels."""
+                            inner_only: bool = False,
+                            layout: tuple = (0, False)) -> Iterator[GlobalReadOp]:
+    """One load op per register of ``layout`` (``(stage, output)``: by default the first
+    stage's input positions), the op's ``register`` being the register itself (never
+    staged): for hooks that update registers in place, such as convolution kernels."""
     resources = registers.resources
     config = resources.config
     with resources.line_guard():
-        for op in memory_reads_iterator(resources, 0):
+        for op in _memory_ops(resources, *layout):
             resources.io_index[:] = _kernel_index(resources, op, format_transposed, inner_only)
             yield GlobalReadOp(**_fields(op), register=registers[op.register_id],
                                io_index=resources.io_index, io_index_2=resources.io_index_2,
@@ -181,7 +182,8 @@ def register_reads_iterator(registers: FFTRegisters, format_transposed: bool = F
                                signal_range=(0, config.N))
 
 
-def global_trasposed_write_iterator(registers: FFTRegisters, inner_only: bool = False
+def global_trasposed_write_iterator(registers: FFTRegisters, inner_only: bool = False,
+                                    layout: tuple = (0, False)
                                     ) -> Iterator[GlobalTransposedWriteOp]:
     """Stores of every register (first-stage input layout) at its transposed index (the
     reference's spelling; also ``global_transposed_write_iterator``). With ``inner_only``
@@ -193,7 +195,7 @@ def global_trasposed_write_iterator(registers: FFTRegisters, inner_only: bool = 
             guards.enter_context(vc.if_block(grid.group < grid.inner_groups))
         elif inner_only:
             guards.enter_context(vc.if_block(grid.line == 0))
-        for op in memory_reads_iterator(resources, 0):
+        for op in _memory_ops(resources, *layout):
             resources.io_index[:] = _kernel_index(resources, op, True, inner_only)
             yield GlobalTransposedWriteOp(**_fields(op), register=registers[op.register_id],
                                           io_index=resources.io_index)
@@ -215,10 +217,11 @@ def _staged_reads(registers: FFTRegisters, index_of, mirror_of, extra: dict):
     sdata.read_from_sdata(registers, 0)
 
 
-def global_writes_iterator(registers: FFTRegisters, r2c: bool = False,
-                           inverse: bool = None) -> Iterator[GlobalWriteOp]:
-    """Stores of the last stage's outputs (natural frequency order), one op per register (per
-    element of the group in address order when the grid is ``staged``)."""
+def global_writes_iterator(registers: FFTRegisters, r2c: bool = False, inverse: bool = None,
+                           layout: tuple = (-1, True)) -> Iterator[GlobalWriteOp]:
+    """Stores of the registers held in ``layout`` (by default the last stage's outputs), one
+    op per register (per element of the group in address order when the grid is
+    ``staged``)."""
     if r2c and inverse is None:
         raise InvalidArgumentError("global_writes_iterator(r2c=True) needs inverse=True/False")
     resources = registers.resources
@@ -227,7 +230,7 @@ def global_writes_iterator(registers: FFTRegisters, r2c: bool = False,
     extra = dict(r2c=r2c, inverse=bool(inverse))
     if resources.grid.staged:
         sdata, grid = resources.sdata, resources.grid
-        sdata.write_to_sdata(registers, -1)
+        sdata.write_to_sdata(registers, *layout)
         staging = vc.new_register(config.compute_type)
         sdata.sync("read")
         for line, slot, position in staged_elements(resources):
@@ -236,7 +239,7 @@ def global_writes_iterator(registers: FFTRegisters, r2c: bool = False,
             yield _staged_op(GlobalWriteOp, resources, config, staging, position, **extra)
         return
     with resources.line_guard():
-        for op in memory_writes_iterator(resources, -1):
+        for op in _memory_ops(resources, *layout):
             resources.io_index[:] = index_of(resources.grid.line, op.fft_index)
             yield GlobalWriteOp(**_fields(op), register=registers[op.register_id],
                                 io_index=resources.io_index, **extra)

@@ -70,13 +70,18 @@ class FFTRegisters:
         """Reorders the registers from ``output_stage``'s output layout to ``input_stage``'s
         input layout when no data crosses threads (one thread per line); returns whether it
         could."""
+        return self.try_relayout((output_stage, True), (input_stage, False))
+
+    def try_relayout(self, source: tuple, target: tuple) -> bool:
+        """Reorders the registers from layout ``source`` to ``target`` (``(stage, output)``
+        pairs) when one thread owns the line; returns whether it could."""
         if not isinstance(self.resources.tid, int):
             return False
         stages = self.config.stages
         if not stages:
             return True
-        held = register_positions(stages[output_stage], 0, output=True)
-        wanted = register_positions(stages[input_stage], 0, output=False)
+        held = register_positions(stages[source[0]], 0, output=source[1])
+        wanted = register_positions(stages[target[0]], 0, output=target[1])
         by_position = dict(zip(held, self.registers))
         self.registers[:len(wanted)] = [by_position[p] for p in wanted]
         return True

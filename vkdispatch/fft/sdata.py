@@ -37,34 +37,40 @@ class FFTSDataManager:
 
     def exchange(self, registers: FFTRegisters, output_stage: int, input_stage: int) -> None:
         """Moves the registers from ``output_stage``'s output layout to ``input_stage``'s
-        input layout; with a split exchange, the real parts first, then the imaginary ones
-        (a register's imaginary part is still the old one while the real parts travel)."""
+        input layout."""
+        self.relayout(registers, (output_stage, True), (input_stage, False))
+
+    def relayout(self, registers: FFTRegisters, source: tuple, target: tuple) -> None:
+        """Moves the registers from layout ``source`` to layout ``target``, each a
+        ``(stage index, output)`` pair (the stage's output positions, or its input ones);
+        with a split exchange, the real parts first, then the imaginary ones (a register's
+        imaginary part is still the old one while the real parts travel)."""
         if not self.grid.split:
-            self.write_to_sdata(registers, output_stage)
-            self.read_from_sdata(registers, input_stage)
+            self.write_to_sdata(registers, *source)
+            self.read_from_sdata(registers, *target)
             return
         for component in ("real", "imag"):
             self.sync("write")
-            for register, position in self._positions(registers, output_stage, output=True):
+            for register, position in self._positions(registers, *source):
                 self.sdata[self.grid.sdata_index(position)] = getattr(register, component)
             self.sync("read")
-            for register, position in self._positions(registers, input_stage, output=False):
+            for register, position in self._positions(registers, *target):
                 setattr(register, component, self.sdata[self.grid.sdata_index(position)])
 
     def write_to_sdata(self, registers: FFTRegisters | None = None,
-                       stage_index: int = -1) -> None:
-        """Stores the registers at ``stage_index``'s output positions."""
+                       stage_index: int = -1, output: bool = True) -> None:
+        """Stores the registers at ``stage_index``'s output (or input) positions."""
         registers = registers or self.default_registers
         self.sync("write")
-        for register, position in self._positions(registers, stage_index, output=True):
+        for register, position in self._positions(registers, stage_index, output):
             self.sdata[self.grid.sdata_index(position)] = register
 
     def read_from_sdata(self, registers: FFTRegisters | None = None,
-                        stage_index: int = 0) -> None:
-        """Loads the registers from ``stage_index``'s input positions."""
+                        stage_index: int = 0, output: bool = False) -> None:
+        """Loads the registers from ``stage_index``'s input (or output) positions."""
         registers = registers or self.default_registers
         self.sync("read")
-        for register, position in self._positions(registers, stage_index, output=False):
+        for register, position in self._positions(registers, stage_index, output):
             register[:] = self.sdata[self.grid.sdata_index(position)]
 
     @staticmethod
