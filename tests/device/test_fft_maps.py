@@ -15,6 +15,7 @@ from helpers import fft_single_pass_limit, random_array
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
+from vkdispatch.fft.convolution import get_convolution_cache_info
 from vkdispatch.codegen.abbreviations import Buff, Var, c64, f32
 
 EPS32 = 2.0**-24
@@ -307,12 +308,25 @@ def _codes(sources):
     ("ifft2_src", (3, 8, 12), 2), ("fft3_src", (4, 6, 10), 3), ("ifft3_src", (4, 6, 10), 3),
     ("rfft_src", (3, 18), 1), ("irfft_src", (3, 15), 1), ("rfft2_src", (6, 10), 2),
     ("irfft2_src", (6, 9), 2), ("rfft3_src", (4, 6, 10), 3), ("irfft3_src", (4, 6, 10), 3),
+    ("convolve_src", (4, 32), 1), ("convolve2D_src", (16, 24), 3),
+    ("convolve2DR_src", (16, 24), 3), ("transpose_src", (16, 24), 1),
 ])
 def test_src_helpers_return_glsl_with_main(context, name, shape, passes):
     codes = _codes(getattr(vd.fft, name)(shape))
     assert len(codes) == passes
     for code in codes:
         assert "void main" in code and "#version" in code
+
+
+def test_convolve2D_src_is_what_convolve2D_dispatches(context, rng):
+    """The helper builds through the same caches: dispatching afterwards compiles nothing."""
+    vd.fft.convolve2D_src((16, 24))
+    before = (vd.fft.get_cache_info(), get_convolution_cache_info())
+    buf, kernel = vd.asbuffer(crandom(rng, (16, 24))), vd.asbuffer(crandom(rng, (16, 24)))
+    vd.fft.convolve2D(buf, kernel)
+    after = (vd.fft.get_cache_info(), get_convolution_cache_info())
+    assert [a.misses for a in after] == [b.misses for b in before]
+    assert after[1].hits == before[1].hits + 1
 
 
 def test_fft2_src_works_and_matches_the_dispatched_shaders(context, rng):

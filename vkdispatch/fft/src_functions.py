@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Tuple
 
 from vkdispatch.base import dtype as dt
+from vkdispatch.fft.convolution import make_convolution_shader, make_transpose_shader
 from vkdispatch.fft.shader_factories import make_fft_shader
 from vkdispatch.shader.shader_function import ShaderSource
 
 __all__ = [f"{name}{suffix}" for name in ("fft", "fft2", "fft3", "ifft", "ifft2", "ifft3",
                                           "rfft", "rfft2", "rfft3", "irfft", "irfft2",
-                                          "irfft3")
+                                          "irfft3", "convolve", "convolve2D", "convolve2DR",
+                                          "transpose")
            for suffix in ("_src", "_print_src")]
 
 
@@ -97,6 +99,44 @@ def irfft3_src(buffer_shape, normalize=True):
             irfft_src(buffer_shape, normalize))
 
 
+def convolve_src(buffer_shape, kernel_map=None, kernel_num=1, axis=None, normalize=True,
+                 transposed_kernel=False, kernel_inner_only=False, input_map=None,
+                 output_map=None, input_signal_range=None, line_numbers=False):
+    input_type = dt.complex64 if output_map is not None and input_map is None else None
+    shader = make_convolution_shader(tuple(buffer_shape), kernel_map, kernel_num, axis,
+                                     normalize, transposed_kernel, kernel_inner_only,
+                                     input_map, output_map, input_type,
+                                     input_signal_range=input_signal_range)
+    return shader.get_src(line_numbers)
+
+
+def convolve2D_src(buffer_shape, kernel_map=None, normalize=True, transposed_kernel=False,
+                   kernel_inner_only=False, input_map=None, output_map=None):
+    """The three passes of :func:`~vkdispatch.fft.convolve2D`, in its axis order."""
+    last = len(buffer_shape) - 1
+    fused = last - 1 if transposed_kernel or kernel_inner_only else last
+    other = last if fused == last - 1 else last - 1
+    return (_source(buffer_shape, other, input_map=input_map),
+            convolve_src(buffer_shape, kernel_map, 1, fused, normalize, transposed_kernel,
+                         kernel_inner_only),
+            _source(buffer_shape, other, True, normalize, output_map=output_map))
+
+
+def convolve2DR_src(buffer_shape, kernel_map=None, transposed_kernel=False,
+                    kernel_inner_only=False, normalize=True):
+    """The three passes of :func:`~vkdispatch.fft.convolve2DR` (``buffer_shape`` is real)."""
+    half = _half_shape(buffer_shape)
+    return (rfft_src(buffer_shape),
+            convolve_src(half, kernel_map, 1, len(half) - 2, normalize, transposed_kernel,
+                         kernel_inner_only),
+            irfft_src(buffer_shape, normalize))
+
+
+def transpose_src(buffer_shape, axis=None, kernel_inner_only=False, line_numbers=False):
+    return make_transpose_shader(tuple(buffer_shape), axis,
+                                 kernel_inner_only).get_src(line_numbers)
+
+
 def _printer(source_function):
     def print_src(*args, **kwargs) -> None:
         sources = source_function(*args, **kwargs)
@@ -109,5 +149,6 @@ def _printer(source_function):
 
 
 for _function in (fft_src, fft2_src, fft3_src, ifft_src, ifft2_src, ifft3_src, rfft_src,
-                  rfft2_src, rfft3_src, irfft_src, irfft2_src, irfft3_src):
+                  rfft2_src, rfft3_src, irfft_src, irfft2_src, irfft3_src, convolve_src,
+                  convolve2D_src, convolve2DR_src, transpose_src):
     globals()[_function.__name__.replace("_src", "_print_src")] = _printer(_function)
