@@ -48,9 +48,14 @@ test-slow: setup
 mutation: setup
 	$(VPY) tests/mutation/run.py
 
+# The demo extra (matplotlib, for the PNG of examples/template_matching.py) is installed once:
+# reinstalling the editable package would rebuild the native extension on every run.
 demo: setup
+	@$(VPY) -c 'import matplotlib' 2>/dev/null || \
+	  $(VPY) -m pip install -q --no-build-isolation -e '.[demo]'
 	$(VPY) examples/demo.py
 	$(VPY) examples/shaders.py
+	$(VPY) examples/template_matching.py
 
 bench: setup
 	$(VPY) benchmarks/transfer.py

@@ -1,0 +1,101 @@
+"""examples/template_matching.py in the suite: on a small image it finds every template, and
+its correlation maps (vd.fft.convolve2DR) equal direct float64 sums of image x template."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "template_matching.py"
+
+
+@pytest.fixture(scope="module")
+def example():
+    spec = importlib.util.spec_from_file_location("template_matching_example", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        del sys.modules[spec.name]
+
+
+@pytest.fixture(scope="module")
+def result(context, example):
+    return example.run(size=256, templates=12, noise=0.5, seed=0, repeats=1)
+
+
+def direct_correlation(image: np.ndarray, kernel: np.ndarray, y: int, x: int) -> float:
+    """sum_ij image[(y + i) % H, (x + j) % W] * kernel[i, j] in float64, without an FFT."""
+    height, width = image.shape
+    side = kernel.shape[0]
+    rows = (y + np.arange(side)) % height
+    cols = (x + np.arange(kernel.shape[1])) % width
+    return float(np.sum(image[np.ix_(rows, cols)].astype(np.float64) * kernel))
+
+
+def test_finds_every_template(example, result):
+    assert len(result.templates) == 12
+    assert result.hits.all(), (result.true, result.found)
+    # rotated copies are templates of their own, and none looks like another
+    assert sum(" rot" in template.name for template in result.templates) == 8
+    patterns = [template.pattern for template in result.templates]
+    assert all(not np.array_equal(a, b) for i, a in enumerate(patterns)
+               for b in patterns[i + 1:])
+    assert example.similarities(result.templates).max() <= example.MAX_SIMILARITY
+
+
+def test_peaks_are_the_correlation_at_the_true_positions(result):
+    scale = max(float(np.abs(result.correlation).max()), 1.0)
+    for index, (template, (y, x)) in enumerate(zip(result.templates, result.true)):
+        expected = direct_correlation(result.image, template.kernel, y, x)
+        assert result.correlation[index, y, x] == pytest.approx(expected, abs=2e-4 * scale)
+        fy, fx = result.found[index]
+        assert result.scores[index] == result.correlation[index, fy, fx]
+        assert result.scores[index] == result.correlation[index].max()
+        assert result.scores[index] >= expected - 2e-4 * scale
+
+
+def test_whole_map_is_the_circular_cross_correlation(result):
+    rng = np.random.default_rng(1)
+    size = result.image.shape[0]
+    scale = max(float(np.abs(result.correlation).max()), 1.0)
+    for index in (0, 5, 11):
+        kernel = result.templates[index].kernel
+        # the corners wrap around the image edges
+        points = [(0, 0), (size - 1, size - 1), (size - 5, 3)]
+        points += [tuple(p) for p in rng.integers(0, size, size=(5, 2))]
+        for y, x in points:
+            expected = direct_correlation(result.image, kernel, y, x)
+            assert result.correlation[index, y, x] == pytest.approx(expected, abs=2e-4 * scale)
+
+
+def test_command_line(context, example, capsys):
+    assert example.main(["--no-plot", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "found 12 of 12 templates" in out
+    assert "A rot180" in out and "correlation on the device" in out
+
+
+def test_exit_status_1_when_a_template_is_missed(context, example, monkeypatch, capsys):
+    find_peaks = example.find_peaks
+
+    def wrong_peaks(correlation):
+        found, scores = find_peaks(correlation)
+        found[-1] = (found[-1] + 10) % correlation.shape[-1]
+        return found, scores
+
+    monkeypatch.setattr(example, "find_peaks", wrong_peaks)
+    assert example.main(["--no-plot"]) == 1
+    assert "<- missed" in capsys.readouterr().out
+
+
+def test_unsupported_size_is_a_usage_error(context, example, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        example.main(["--no-plot", "--size", "257"])
+    assert exit_info.value.code == 2
+    assert "next one is" in capsys.readouterr().err
