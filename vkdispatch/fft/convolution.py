@@ -27,12 +27,13 @@ from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _res
                                       _validate_map_argument_annotations, fft, irfft, rfft)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
-from vkdispatch.fft.memory_ops import kernel_index_scope
+from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
 from vkdispatch.fft.multi_pass import fits_one_pass
 from vkdispatch.fft.precision import (ensure_supported_complex_precision,
                                       resolve_compute_precision, validate_complex_precision)
 from vkdispatch.fft.shader_factories import signal_range_of
 from vkdispatch.shader.mapping import MappingFunction
+from vkdispatch.shader.mapping import map as make_map
 from vkdispatch.shader.shader_function import ShaderFunction
 
 __all__ = ["convolve", "convolve2D", "convolve2DR", "transpose", "make_convolution_shader",
@@ -119,6 +120,43 @@ def make_convolution_shader(buffer_shape: Tuple, kernel_map=None, kernel_num: in
                                signal_range_of(input_signal_range, shape[axis]), name)
 
 
+def _fits_fused(shape: Tuple, axis, compute_type) -> bool:
+    """Whether one workgroup holds a line of the convolution (with some register budget)."""
+    try:
+        _register_budget(shape, normalize_axis(axis, len(shape)), compute_type,
+                         DeviceLimits.current())
+    except InvalidArgumentError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _conjugate_product(output_type, kernel_type) -> MappingFunction:
+    """The output hook ``out[i] = value * conj(kernel[i])`` (one object per dtype pair, so
+    the shaders built with it are cached)."""
+    def store(out, kernel):
+        op = write_op()
+        value = kernel[op.io_index]
+        ct = op.register.var_type
+        value = value if value.var_type is ct else vc.to_dtype(ct, value)
+        product = vc.mult_complex(op.register, vc.to_dtype(ct, value.real, -value.imag))
+        out[op.io_index] = product if out.var_type is ct else vc.to_dtype(out.var_type, product)
+
+    return make_map(store, input_types=[vc.Buffer[output_type], vc.Buffer[kernel_type]])
+
+
+def _unfused_convolve(buffer, kernel, shape: Tuple, axis, normalize: bool, graph,
+                      print_shader: bool, compute_type) -> None:
+    """A line longer than one workgroup: the FFT (two passes) stores its product with the
+    kernel's conjugate through an output hook, then the inverse FFT; four passes instead of
+    one, but any length the FFTs handle."""
+    product = _conjugate_product(buffer.var_type, kernel.var_type)
+    fft(buffer, kernel, buffer, buffer_shape=shape, graph=graph, print_shader=print_shader,
+        axis=axis, output_map=product, input_type=buffer.var_type, compute_type=compute_type)
+    fft(buffer, buffer_shape=shape, graph=graph, print_shader=print_shader, axis=axis,
+        inverse=True, normalize_inverse=normalize, compute_type=compute_type)
+
+
 def _side_count(map_fn, present: bool) -> int:
     return len(map_fn.buffer_types) if map_fn is not None else int(present)
 
@@ -176,6 +214,10 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     ``kernel_num > 1`` each kernel (``vd.fft.mapped_kernel_index()`` inside the hooks) gets
     its own inverse transform and store. ``kernel_inner_only`` broadcasts one kernel over
     the outer batches; ``transposed_kernel`` reads a kernel laid out by :func:`transpose`.
+
+    A line longer than one workgroup holds is convolved unfused (an FFT storing the product
+    through a hook, then the inverse: four passes), in the plain form only (one kernel per
+    line, no hooks); the other forms raise ``ValueError`` naming the length.
     """
     if not buffers:
         raise InvalidArgumentError("At least one buffer must be provided")
@@ -194,6 +236,13 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     if kernel_map is None:
         _check_kernel_size(buffers[position], shape, axis, transposed_kernel,
                            kernel_inner_only, compute_type)
+    plain = (kernel_map is None and kernel_num == 1 and not transposed_kernel
+             and not kernel_inner_only and input_map is None and output_map is None
+             and input_signal_range is None)
+    if plain and not _fits_fused(shape, axis, compute_type):
+        _unfused_convolve(buffers[0], buffers[position], shape, axis, normalize, graph,
+                          print_shader, compute_type)
+        return
     shader = make_convolution_shader(
         shape, kernel_map, kernel_num, axis, normalize, transposed_kernel, kernel_inner_only,
         input_map, output_map, input_type, output_type, kernel_precision, compute_type,
