@@ -14,9 +14,8 @@ FFT dispatches in all. The peak of each template's correlation map is where that
     python examples/template_matching.py --size 2048      # on a GPU (an H100: about 1 ms)
     python examples/template_matching.py --no-plot --templates 24 --noise 0.75 --seed 3
 
-The side must be an FFT length vd.fft supports, and a column of the image must fit one
-workgroup's shared memory (the fused convolution's requirement): 3072 works on an H100, 4096
-does not (the error says so).
+The side must be an FFT length vd.fft supports (prime factors up to 13). Columns longer than
+one workgroup holds (4096 on an H100) are convolved unfused, in more passes.
 
 It prints the true and found positions, the peak scores and the time of the correlation on the
 device, and saves a PNG (image, templates, correlation map with the peaks marked) when
@@ -309,7 +308,7 @@ def save_plot(result: Result, path: str) -> bool:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=256,
-                        help="image side (default 256; up to 3072 on an H100)")
+                        help="image side (default 256; 2048-4096 on a GPU)")
     parser.add_argument("--templates", type=int, default=12,
                         help="number of templates (default 12: 4 random shapes, each upright "
                              "and rotated by 90 and 180 degrees)")
