@@ -1,0 +1,126 @@
+"""ReduceFunction: a reduction over a buffer (or a mapping of several), in two dispatches.
+
+Stage 1 runs up to G workgroups of G invocations per batch over the data and stores one
+partial per workgroup; stage 2 folds each batch's partials with one workgroup. The output
+buffer holds the results first (flat positions ``[0, batches)``) and the partials after them.
+"""
+from __future__ import annotations
+
+import math
+from typing import List, Optional
+
+from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.context import get_context
+from vkdispatch.errors import InvalidArgumentError, InvalidShaderArgumentError, InvalidTypeError
+from vkdispatch.reduce.operations import ReduceOp
+from vkdispatch.reduce.stage import ReductionParams, make_reduction_stage
+from vkdispatch.shader.mapping import MappingFunction
+
+__all__ = ["ReduceFunction", "reduction_geometry"]
+
+
+def reduction_geometry(shape: tuple, axes: Optional[List[int]]) -> tuple[int, int]:
+    """``(batches, elements per batch)``: the reduced axes must be a trailing block; the
+    axes before the first reduced one are batches."""
+    shape = tuple(int(d) for d in shape)
+    if axes is None:
+        return 1, math.prod(shape)
+    if isinstance(axes, int):
+        axes = [axes]
+    ndim = len(shape)
+    try:
+        normalized = sorted({int(a) % ndim if -ndim <= int(a) < ndim else None for a in axes})
+    except TypeError:
+        normalized = [None]
+    if not normalized or None in normalized:
+        raise InvalidArgumentError(f"axes must be axis numbers of a {ndim}-D input (shape "
+                                   f"{shape}), got {axes!r}")
+    if normalized[-1] != ndim - 1:
+        raise InvalidArgumentError(f"Reduction axes must be contiguous! The reduced axes must "
+                                   f"end with the last axis ({ndim - 1}) of shape {shape}; "
+                                   f"got axes {axes!r}")
+    first = normalized[0]
+    return math.prod(shape[:first]), math.prod(shape[first:])
+
+
+class ReduceFunction:
+    """A reduction of the elements produced by ``mapping_function`` (over the arguments'
+    flat indices) with ``reduction``; calling it returns the output buffer (see the module
+    text for its layout: ``out.read(0)[0]`` is the result of an unbatched reduction)."""
+
+    def __init__(self, reduction: ReduceOp, group_size: int = None, axes: List[int] = None,
+                 mapping_function: Optional[MappingFunction] = None):
+        if mapping_function is None or mapping_function.return_type is None:
+            raise InvalidArgumentError("a reduction needs a mapping function with a return "
+                                       "type (annotate the function's return value)")
+        self.reduction = reduction
+        self.map_func = mapping_function
+        self.out_type = mapping_function.return_type
+        self.input_types = list(mapping_function.buffer_types)
+        self.group_size = group_size
+        self.axes = axes
+        self.stage1 = self.stage2 = None
+
+    def make_stages(self) -> None:
+        if self.stage1 is not None:
+            return
+        context = get_context()
+        if self.group_size is None:
+            self.group_size = 1 << (min(context.max_workgroup_size[0], 1024).bit_length() - 1)
+        size = self.group_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1 or size & (size - 1):
+            raise InvalidArgumentError(f"group_size must be a power of two, got {size!r}")
+        subgroup = context.subgroup_size if context.subgroup_enabled else 1
+        if size % subgroup and size > subgroup:
+            raise InvalidArgumentError(f"Group size must be a multiple of the sub-group size! "
+                                       f"(group_size={size}, subgroup size {subgroup})")
+        self.stage1 = make_reduction_stage(self.reduction, self.out_type, size, False,
+                                           self.map_func, self.input_types)
+        self.stage2 = make_reduction_stage(self.reduction, self.out_type, size, True)
+
+    def get_src(self, line_numbers=None) -> list:
+        self.make_stages()
+        return [self.stage1.get_src(line_numbers), self.stage2.get_src(line_numbers)]
+
+    def print_src(self, line_numbers=None) -> None:
+        for label, source in zip(("stage 1", "stage 2"), self.get_src(line_numbers)):
+            print(f"// {label}\n{source}")
+
+    def __repr__(self) -> str:
+        return "\n".join(repr(source) for source in self.get_src())
+
+    def __call__(self, *args, graph=None, out: Buffer | None = None, **kwargs) -> Buffer:
+        if kwargs:
+            raise InvalidShaderArgumentError(
+                f"{self.reduction.name} reduction got an unexpected keyword argument "
+                f"'{next(iter(kwargs))}' (it takes the mapping function's arguments, graph= "
+                "and out=)")
+        if not args or not hasattr(args[0], "shape"):
+            raise InvalidArgumentError("a reduction needs its input buffer(s) as positional "
+                                       "arguments; the first one decides the shape")
+        self.make_stages()
+        batches, size = reduction_geometry(args[0].shape, self.axes)
+        if size == 0:
+            raise InvalidArgumentError("cannot reduce an empty input")
+        group = self.group_size
+        groups = min(-(-size // group), group)
+        out = self._output(out, groups, batches)
+        first = ReductionParams(0, size, 1, size, 0, batches, 1, groups, 0)
+        second = ReductionParams(batches, groups, 1, groups, 0, 0, 1, 1, 0)
+        self.stage1(out, *args, first, exec_size=(groups * group, batches), graph=graph)
+        self.stage2(out, second, exec_size=(group, batches), graph=graph)
+        return out
+
+    def _output(self, out: Buffer | None, groups: int, batches: int) -> Buffer:
+        shape = (groups + 1,) if batches == 1 else (groups + 1, batches)
+        if out is None:
+            return Buffer(shape, self.out_type)
+        if not isinstance(out, Buffer):
+            raise InvalidTypeError(f"out must be a vd.Buffer, got {type(out).__name__}")
+        if out.var_type is not self.out_type:
+            raise InvalidTypeError(f"out holds {out.var_type.name}; this reduction produces "
+                                   f"{self.out_type.name}")
+        if out.size < math.prod(shape):
+            raise InvalidArgumentError(f"out holds {out.size} elements; this reduction needs "
+                                       f"{math.prod(shape)} (results and partials, {shape})")
+        return out

@@ -1,0 +1,154 @@
+"""One reduction stage: every workgroup folds a strided range of elements into one value.
+
+Each invocation accumulates a grid-strided sequence of elements (mapped by the user's
+function in the first stage, read from the output buffer's partials in the second) into a
+register started at the identity; the group then combines its registers in a shared-memory
+tree (a barrier per halving) down to one subgroup, which finishes with the subgroup collective
+when the operation has one and the device supports it, else with more halvings. Invocation 0
+stores the group's value. Float sums stay accurate: each invocation adds a few hundred
+elements at most and the rest is a balanced tree.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.base.context import get_context
+import vkdispatch.codegen as vc
+from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.reduce.mapped_index import mapped_index_scope
+from vkdispatch.reduce.operations import ReduceOp
+from vkdispatch.shader.shader_function import ShaderFunction, make_shader_function
+
+__all__ = ["ReductionParams", "make_reduction_stage", "identity_value"]
+
+
+@dataclasses.dataclass
+class ReductionParams:
+    """Where a stage reads and writes (uniform members, in this order)."""
+
+    input_offset: dt.uint32
+    input_size: dt.uint32
+    input_stride: dt.uint32
+    input_y_batch_stride: dt.uint32
+    input_z_batch_stride: dt.uint32
+    output_offset: dt.uint32
+    output_stride: dt.uint32
+    output_y_batch_stride: dt.uint32
+    output_z_batch_stride: dt.uint32
+
+
+def _scalar_identity(identity, scalar):
+    """``identity`` as a value of ``scalar``: infinities of its own width (the largest or
+    least value for integers), -1 as all bits set for unsigned types."""
+    if isinstance(identity, str):
+        if identity not in ("inf", "-inf"):
+            raise InvalidArgumentError(f"identity must be a number, 'inf' or '-inf', got "
+                                       f"{identity!r}")
+        positive = identity == "inf"
+        if dt.is_float_dtype(scalar):
+            name = {dt.float16: "f16", dt.float32: "f32", dt.float64: "f64"}[scalar]
+            return getattr(vc, f"{'' if positive else 'n'}inf_{name}")()
+        bits = scalar.item_size * 8
+        if scalar.name.startswith("u"):
+            return (1 << bits) - 1 if positive else 0
+        return (1 << (bits - 1)) - 1 if positive else -(1 << (bits - 1))
+    if identity == -1 and scalar.name.startswith("u"):
+        return (1 << (scalar.item_size * 8)) - 1
+    return identity
+
+
+def identity_value(identity, out_type) -> vc.ShaderVariable:
+    """A register of ``out_type`` holding the identity (broadcast over vector components)."""
+    scalar = out_type.child_type if dt.is_complex(out_type) else (out_type.scalar or out_type)
+    value = _scalar_identity(identity, scalar)
+    if dt.is_scalar(out_type) and not isinstance(value, vc.ShaderVariable):
+        return vc.new_register(out_type, value)
+    return vc.to_dtype(out_type, value).to_register()
+
+
+def _combine(reduction: ReduceOp, out_type, a, b):
+    value = reduction.reduction(a, b)
+    return value if value.var_type is out_type else vc.to_dtype(out_type, value)
+
+
+def _collective_usable(reduction: ReduceOp, out_type, group_size: int) -> int:
+    """The subgroup size to finish with a collective, or 0 (no collective)."""
+    context = get_context()
+    size = context.subgroup_size
+    if (reduction.subgroup_reduction is None or not context.subgroup_arithmetic or size < 2
+            or group_size % size or dt.is_complex(out_type) and reduction.name != "add"):
+        return 0
+    return size
+
+
+def make_reduction_stage(reduction: ReduceOp, out_type, group_size: int,
+                         output_is_input: bool, map_func=None,
+                         input_types=None) -> ShaderFunction:
+    """The shader of one stage: ``stage(out, *inputs, params, exec_size=(groups * G,
+    batches))``; with ``output_is_input`` it reads the partials in ``out`` itself."""
+    input_types = list(input_types or [])
+    name = f"reduction_stage_{reduction.name}_{out_type.name}_{input_types}_{group_size}"
+    collective = _collective_usable(reduction, out_type, group_size)
+    with vc.shader_context() as ctx:
+        ctx.builder.name = name
+        arguments = ctx.declare_input_arguments(
+            [vc.Buffer[out_type]] + ([] if output_is_input else input_types)
+            + [ReductionParams])
+        out, params = arguments[0], arguments[-1]
+        inputs = arguments[1:-1]
+        accumulator = _accumulate(reduction, out_type, out, inputs, params, map_func,
+                                  output_is_input)
+        result = _group_reduce(reduction, out_type, group_size, accumulator, collective)
+        group = vc.workgroup_id()
+        with vc.if_block(vc.local_invocation_id().x == 0):
+            out[params.output_offset + group.x * params.output_stride
+                + group.y * params.output_y_batch_stride
+                + group.z * params.output_z_batch_stride] = result
+        description = ctx.get_description(name)
+    return make_shader_function(description, local_size=(group_size, 1, 1))
+
+
+def _accumulate(reduction: ReduceOp, out_type, out, inputs, params, map_func,
+                output_is_input: bool):
+    """This invocation's fold of its grid-strided elements."""
+    group = vc.workgroup_id()
+    start = (params.input_offset + group.y * params.input_y_batch_stride
+             + group.z * params.input_z_batch_stride).to_register()
+    end = (start + params.input_size).to_register()
+    index = (start + vc.global_invocation_id().x * params.input_stride).to_register()
+    step = (vc.workgroup_size().x * vc.num_workgroups().x * params.input_stride).to_register()
+    accumulator = identity_value(reduction.identity, out_type)
+    with vc.while_block(index < end):
+        if output_is_input:
+            value = out[index]
+        else:
+            with mapped_index_scope(index):
+                value = map_func.callback(*inputs)
+        accumulator[:] = _combine(reduction, out_type, accumulator, value)
+        index[:] = index + step
+    return accumulator
+
+
+def _group_reduce(reduction: ReduceOp, out_type, group_size: int, accumulator,
+                  collective: int):
+    """The group's value (meaningful in invocation 0)."""
+    tid = vc.local_invocation_id().x
+    sdata = vc.shared_buffer(out_type, group_size, "sdata")
+    sdata[tid] = accumulator
+    vc.barrier()
+    floor = collective or 1
+    size = group_size // 2
+    while size >= floor:
+        with vc.if_block(tid < size):
+            sdata[tid] = _combine(reduction, out_type, sdata[tid], sdata[tid + size])
+        vc.barrier()
+        size //= 2
+    if not collective:
+        return sdata[0]
+    value = sdata[tid].to_register() if group_size > 1 else accumulator
+    result = vc.new_register(out_type, 0) if dt.is_scalar(out_type) else \
+        identity_value(0, out_type)
+    with vc.if_block(tid < collective):
+        result[:] = reduction.subgroup_reduction(value)
+    return result
