@@ -43,6 +43,20 @@ def reduction_geometry(shape: tuple, axes: Optional[List[int]]) -> tuple[int, in
     return math.prod(shape[:first]), math.prod(shape[first:])
 
 
+_CPU_DEVICE_TYPE = 4
+# CPU drivers run a group's invocations in SIMD batches with a switch at every barrier: small
+# groups that loop longer won there (lavapipe, 2^22 floats: 1024 -> 0.3, 64 -> 0.72 GB/s).
+CPU_GROUP_SIZE = 64
+
+
+def _default_group_size(context) -> int:
+    """The largest power-of-two workgroup (at most 1024) on GPUs, CPU_GROUP_SIZE on CPUs."""
+    largest = 1 << (min(context.max_workgroup_size[0], 1024).bit_length() - 1)
+    if any(info.device_type == _CPU_DEVICE_TYPE for info in context.device_infos):
+        return min(largest, CPU_GROUP_SIZE)
+    return largest
+
+
 class ReduceFunction:
     """A reduction of the elements produced by ``mapping_function`` (over the arguments'
     flat indices) with ``reduction``; calling it returns the output buffer (see the module
@@ -66,7 +80,7 @@ class ReduceFunction:
             return
         context = get_context()
         if self.group_size is None:
-            self.group_size = 1 << (min(context.max_workgroup_size[0], 1024).bit_length() - 1)
+            self.group_size = _default_group_size(context)
         size = self.group_size
         if isinstance(size, bool) or not isinstance(size, int) or size < 1 or size & (size - 1):
             raise InvalidArgumentError(f"group_size must be a power of two, got {size!r}")

@@ -76,8 +76,10 @@ def _collective_usable(reduction: ReduceOp, out_type, group_size: int) -> int:
     """The subgroup size to finish with a collective, or 0 (no collective)."""
     context = get_context()
     size = context.subgroup_size
+    scalar = out_type.child_type if dt.is_complex(out_type) else (out_type.scalar or out_type)
     if (reduction.subgroup_reduction is None or not context.subgroup_arithmetic or size < 2
-            or group_size % size or dt.is_complex(out_type) and reduction.name != "add"):
+            or group_size % size or dt.is_complex(out_type) and reduction.name != "add"
+            or scalar.item_size != 4):  # 16/64-bit collectives need extended-type support
         return 0
     return size
 

@@ -1,0 +1,542 @@
+"""vd.reduce against numpy on random data: every predefined ReduceOp over float32, int32,
+uint32 (float64 where the device has it), custom ``@vd.reduce.reduce`` combines with and
+without a mapping function, many sizes (1 .. 10^7), vector and complex element types, mapped
+reductions (sum of squares, dot product, packed argmax), batched reductions over trailing axes,
+``out=`` reuse and its errors, use inside a CommandGraph, source inspection and group sizes.
+
+Float sums are compared with a float64 numpy sum; the bound follows float error growth: each
+invocation adds its grid-strided elements in sequence (``k = ceil(n / threads)`` of them), then
+a balanced tree combines ``log2(threads)`` levels, so ``|error| <= eps * C * (k + log2(n)) *
+sum(|x|)``. Integer sums and products wrap modulo 2^32, so they are exact and order-free.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import vkdispatch as vd
+import vkdispatch.codegen as vc
+from vkdispatch.codegen.abbreviations import Buff, c64, f16, f32, f64, i32, i64, u32, v2
+
+EPS32, EPS64 = 2.0**-24, 2.0**-53
+C = 4
+G = 1024  # the default group size on lavapipe (max_workgroup_size[0] capped at 1024)
+
+SIZES = [1, 2, 3, 31, 32, 33, 97, 1000, 1023, 1024, 1025, 4096, 65521, 2**17, 1_048_573]
+
+OPS = {
+    "add": (vd.reduce.SubgroupAdd, np.add),
+    "mul": (vd.reduce.SubgroupMul, np.multiply),
+    "min": (vd.reduce.SubgroupMin, np.minimum),
+    "max": (vd.reduce.SubgroupMax, np.maximum),
+    "and": (vd.reduce.SubgroupAnd, np.bitwise_and),
+    "or": (vd.reduce.SubgroupOr, np.bitwise_or),
+    "xor": (vd.reduce.SubgroupXor, np.bitwise_xor),
+}
+NP = {f32: np.float32, f64: np.float64, i32: np.int32, u32: np.uint32}
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+def loader(op, var_type):
+    """``@map_reduce(op)`` over one buffer of ``var_type`` with the element loader map."""
+    def load(x: Buff[var_type]) -> var_type:
+        return x[vd.reduce.mapped_io_index()]
+
+    load.__annotations__ = {"x": Buff[var_type], "return": var_type}
+    return vd.reduce.map_reduce(op)(load)
+
+
+def result(out, batches: int = 1):
+    """The reduction results: flat positions ``[0, batches)`` of the output."""
+    data = out.read(0)
+    if batches == 1:
+        return data[0]
+    return data.reshape(-1)[:batches]
+
+
+def float_bound(x: np.ndarray, eps: float, group: int = G) -> float:
+    n = x.size
+    per_thread = -(-n // (min(-(-n // group), group) * group))
+    total = float(np.sum(np.abs(x, dtype=np.float64)))
+    return eps * C * (per_thread + math.log2(max(n, 2))) * total
+
+
+def assert_sum_close(actual, x: np.ndarray, eps: float = EPS32, axis=None,
+                     group: int = G) -> None:
+    expected = np.sum(x.astype(np.float64), axis=axis)
+    assert np.all(np.isfinite(actual))
+    if axis is None:
+        limit = float_bound(x, eps, group)
+    else:
+        limit = max(float_bound(row, eps, group) for row in x.reshape(-1, x.shape[-1]))
+    err = np.max(np.abs(np.asarray(actual, dtype=np.float64) - expected))
+    assert err <= limit, f"|error| {err:.3g} exceeds {limit:.3g}"
+
+
+def int_data(rng, n, np_dtype):
+    info = np.iinfo(np_dtype)
+    return rng.integers(info.min, info.max, size=n, dtype=np_dtype, endpoint=True)
+
+
+def op_data(rng, name: str, n: int, np_dtype) -> np.ndarray:
+    """Random non-zero data fit for ``name``: products near 1 (floats) so they stay finite."""
+    if np.dtype(np_dtype).kind == "f":
+        if name == "mul":
+            return (1 + rng.uniform(-1, 1, n) / max(n, 1) ** 0.5).astype(np_dtype)
+        return (rng.standard_normal(n) * 100).astype(np_dtype)
+    data = int_data(rng, n, np_dtype)
+    if name == "and":  # keep most bits set so the AND is not trivially 0
+        data |= np_dtype(~np.array(1 << 7 | 1 << 20, dtype=np_dtype))
+    if name == "mul":
+        data |= np_dtype(1)  # odd factors: the wrapped product is not 0
+    return data
+
+
+def check_op(name, var_type, x, actual):
+    np_dtype = NP[var_type]
+    ufunc = OPS[name][1]
+    if name == "add" and np.dtype(np_dtype).kind == "f":
+        assert_sum_close(actual, x, EPS32 if var_type is f32 else EPS64)
+    elif name == "mul" and np.dtype(np_dtype).kind == "f":
+        expected = np.prod(x.astype(np.longdouble))
+        eps = EPS32 if var_type is f32 else EPS64
+        assert abs(float(actual) - float(expected)) <= eps * C * x.size * abs(float(expected))
+    else:
+        expected = ufunc.reduce(x, dtype=np_dtype)
+        assert actual == expected and actual.dtype == np_dtype
+
+
+# -- predefined ops ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 33, 1025, 100_003])
+@pytest.mark.parametrize("var_type,name", [
+    (f32, "add"), (f32, "mul"), (f32, "min"), (f32, "max"),
+    (i32, "add"), (i32, "mul"), (i32, "min"), (i32, "max"),
+    (i32, "and"), (i32, "or"), (i32, "xor"),
+    (u32, "add"), (u32, "mul"), (u32, "min"), (u32, "max"),
+    (u32, "and"), (u32, "or"), (u32, "xor"),
+], ids=lambda p: getattr(p, "name", p))
+def test_predefined_op_matches_numpy(context, rng, var_type, name, n):
+    x = op_data(rng, name, n, NP[var_type])
+    actual = result(loader(OPS[name][0], var_type)(vd.asbuffer(x)))
+    check_op(name, var_type, x, actual)
+
+
+@pytest.mark.parametrize("name", ["add", "mul", "min", "max"])
+def test_predefined_op_float64(context, rng, name):
+    if not vd.get_context().device_infos[0].float_64_support:
+        pytest.skip("no float64 on this device")
+    x = op_data(rng, name, 5003, np.float64)
+    actual = result(loader(OPS[name][0], f64)(vd.asbuffer(x)))
+    check_op(name, f64, x, actual)
+
+
+@pytest.mark.parametrize("var_type", [i32, u32])
+def test_min_max_identities_use_the_type_extremes(context, var_type):
+    """``inf`` identities become the integer type's extremes: a buffer holding only the
+    extreme values reduces to them (a 32-bit float infinity would not round-trip)."""
+    info = np.iinfo(NP[var_type])
+    for values in ([info.max, info.max], [info.min, info.min, info.min]):
+        x = np.array(values, dtype=NP[var_type])
+        assert result(loader(vd.reduce.SubgroupMin, var_type)(vd.asbuffer(x))) == values[0]
+        assert result(loader(vd.reduce.SubgroupMax, var_type)(vd.asbuffer(x))) == values[0]
+
+
+def test_float_min_max_of_all_negative_and_all_positive(context, rng):
+    neg = -rng.uniform(1e30, 3e38, 3000).astype(np.float32)
+    pos = rng.uniform(1e30, 3e38, 3000).astype(np.float32)
+    assert result(loader(vd.reduce.SubgroupMax, f32)(vd.asbuffer(neg))) == neg.max()
+    assert result(loader(vd.reduce.SubgroupMin, f32)(vd.asbuffer(pos))) == pos.min()
+
+
+# -- sizes ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fsum(context):
+    return loader(vd.reduce.SubgroupAdd, f32)
+
+
+@pytest.fixture(scope="module")
+def isum(context):
+    return loader(vd.reduce.SubgroupAdd, i32)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_sum_sizes(fsum, isum, rng, n):
+    x = (rng.standard_normal(n) * 100).astype(np.float32)
+    assert_sum_close(result(fsum(vd.asbuffer(x))), x)
+    xi = int_data(rng, n, np.int32)
+    assert result(isum(vd.asbuffer(xi))) == np.sum(xi, dtype=np.int32)
+
+
+def test_sum_ten_million_float32(fsum, rng):
+    n = 10_000_019
+    x = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    actual = float(result(fsum(vd.asbuffer(x))))
+    expected = float(np.sum(x, dtype=np.float64))
+    assert abs(actual - expected) / expected < 2e-6
+
+
+def test_sum_million_float32_relative_error(fsum, rng):
+    x = rng.uniform(0.5, 1.5, 1_000_003).astype(np.float32)
+    expected = float(np.sum(x, dtype=np.float64))
+    assert abs(float(result(fsum(vd.asbuffer(x)))) - expected) / expected < 1e-6
+
+
+# -- custom combines --------------------------------------------------------------------------
+
+def test_custom_reduce_sum_and_max(context, rng):
+    @vd.reduce.reduce(0)
+    def total(a: f32, b: f32) -> f32:
+        return a + b
+
+    @vd.reduce.reduce(-3.0e38)
+    def largest(a: f32, b: f32) -> f32:
+        return vc.max(a, b)
+
+    for n in (1, 2, 31, 1025, 70_001):
+        x = (rng.standard_normal(n) * 100).astype(np.float32)
+        buf = vd.asbuffer(x)
+        assert_sum_close(result(total(buf)), x)
+        assert result(largest(buf)) == x.max()
+
+
+def test_custom_reduce_int_with_mapping_function(context, rng):
+    @vd.map
+    def doubled(x: Buff[i32]) -> i32:
+        return x[vd.reduce.mapped_io_index()] * 2
+
+    @vd.reduce.reduce(0, mapping_function=doubled)
+    def total(a: i32, b: i32) -> i32:
+        return a + b
+
+    x = rng.integers(-1000, 1000, 5000, dtype=np.int32) | 1
+    assert result(total(vd.asbuffer(x))) == 2 * x.sum()
+
+
+def test_custom_reduce_mapping_of_two_buffers(context, rng):
+    @vd.map
+    def diff_sq(a: Buff[f32], b: Buff[f32]) -> f32:
+        i = vd.reduce.mapped_io_index()
+        d = a[i] - b[i]
+        return d * d
+
+    @vd.reduce.reduce(0, mapping_function=diff_sq)
+    def total(a: f32, b: f32) -> f32:
+        return a + b
+
+    a, b = rng.standard_normal((2, 40_000)).astype(np.float32)
+    assert_sum_close(result(total(vd.asbuffer(a), vd.asbuffer(b))), (a - b) ** 2)
+
+
+def test_custom_reduce_requires_return_annotation(context):
+    with pytest.raises(ValueError, match="annotated"):
+        @vd.reduce.reduce(0)
+        def total(a: f32, b: f32):
+            return a + b
+
+
+def test_custom_reduce_mapping_return_type_mismatch(context):
+    @vd.map
+    def as_int(x: Buff[i32]) -> i32:
+        return x[vd.reduce.mapped_io_index()]
+
+    with pytest.raises(ValueError):
+        @vd.reduce.reduce(0, mapping_function=as_int)
+        def total(a: f32, b: f32) -> f32:
+            return a + b
+
+
+@pytest.mark.parametrize("var_type,np_dtype", [(i64, np.int64), (f16, np.float16)],
+                         ids=["int64", "float16"])
+def test_predefined_add_on_extended_types(context, var_type, np_dtype):
+    """16- and 64-bit element types finish without a subgroup collective (those need the
+    extended-types extensions), and still reduce correctly."""
+    x = np.arange(1, 101).astype(np_dtype)
+    assert result(loader(vd.reduce.SubgroupAdd, var_type)(vd.asbuffer(x))) == x.sum()
+
+
+def test_custom_reduce_float16_sum(context, rng):
+    """Without a collective (pure ``@reduce``) float16 reductions build and run."""
+    @vd.reduce.reduce(0)
+    def total(a: f16, b: f16) -> f16:
+        return a + b
+
+    x = rng.integers(-4, 5, 3000).astype(np.float16)
+    assert result(total(vd.asbuffer(x))) == x.astype(np.float64).sum()
+
+
+# -- vector and complex types -----------------------------------------------------------------
+
+def test_vec2_sum(context, rng):
+    x = (rng.standard_normal((33_333, 2)) * 10).astype(np.float32)
+    actual = result(loader(vd.reduce.SubgroupAdd, v2)(vd.asbuffer(x)))
+    assert actual.shape == (2,)
+    for k in range(2):
+        assert_sum_close(actual[k], x[:, k])
+
+
+def test_complex64_sum(context, rng):
+    n = 20_011
+    x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    actual = result(loader(vd.reduce.SubgroupAdd, c64)(vd.asbuffer(x)))
+    assert actual.dtype == np.complex64
+    assert_sum_close(actual.real, x.real)
+    assert_sum_close(actual.imag, x.imag)
+
+
+def test_custom_reduce_vec2_componentwise_max(context, rng):
+    @vd.reduce.reduce(-3.0e38)
+    def vmax(a: v2, b: v2) -> v2:
+        return vc.max(a, b)
+
+    x = (rng.standard_normal((5000, 2)) * 100).astype(np.float32)
+    np.testing.assert_array_equal(result(vmax(vd.asbuffer(x))), x.max(axis=0))
+
+
+def test_custom_reduce_complex_product(context, rng):
+    @vd.reduce.reduce(1)
+    def product(a: c64, b: c64) -> c64:
+        return vc.mult_complex(a, b)
+
+    x = np.exp(1j * rng.uniform(-0.01, 0.01, 3001)).astype(np.complex64)
+    expected = np.prod(x.astype(np.complex128))
+    actual = result(product(vd.asbuffer(x)))
+    assert abs(actual - expected) <= EPS32 * C * x.size * abs(expected)
+
+
+def test_complex_sum_batched(context, rng):
+    @vd.reduce.map_reduce(vd.reduce.SubgroupAdd, axes=[-1])
+    def s(x: Buff[c64]) -> c64:
+        return x[vd.reduce.mapped_io_index()]
+
+    x = (rng.standard_normal((6, 2049)) + 1j * rng.standard_normal((6, 2049))).astype(np.complex64)
+    actual = result(s(vd.asbuffer(x)), 6)
+    assert_sum_close(actual.real, x.real, axis=1)
+    assert_sum_close(actual.imag, x.imag, axis=1)
+
+
+def test_batch_count_over_device_limit_rejected(context):
+    """Batches map to workgroup y, so more than max_workgroup_count[1] is a ValueError."""
+    limit = vd.get_context().max_workgroup_count[1]
+    s = batched_sum([1])
+    with pytest.raises(ValueError, match="exceeds"):
+        s(vd.Buffer((limit + 1, 2), f32))
+
+
+# -- mapped reductions ------------------------------------------------------------------------
+
+def test_sum_of_squares(context, rng):
+    @vd.reduce.map_reduce(vd.reduce.SubgroupAdd)
+    def energy(x: Buff[f32]) -> f32:
+        i = vd.reduce.mapped_io_index()
+        return x[i] * x[i]
+
+    x = (rng.standard_normal(123_457) * 10).astype(np.float32)
+    assert_sum_close(result(energy(vd.asbuffer(x))), x.astype(np.float64) ** 2)
+
+
+def test_dot_product(context, rng):
+    @vd.reduce.map_reduce(vd.reduce.SubgroupAdd)
+    def dot(a: Buff[f32], b: Buff[f32]) -> f32:
+        i = vd.reduce.mapped_io_index()
+        return a[i] * b[i]
+
+    a, b = rng.standard_normal((2, 77_777)).astype(np.float32)
+    assert_sum_close(result(dot(vd.asbuffer(a), vd.asbuffer(b))),
+                     a.astype(np.float64) * b.astype(np.float64))
+
+
+def test_argmax_by_packing(context, rng):
+    @vd.reduce.map_reduce(vd.reduce.SubgroupMax)
+    def packed(x: Buff[i32]) -> i32:
+        i = vd.reduce.mapped_io_index()
+        return x[i] * 65536 + vc.to_dtype(i32, i)
+
+    n = 60_000
+    x = rng.integers(0, 1000, n, dtype=np.int32)
+    value = int(result(packed(vd.asbuffer(x))))
+    top = x.max()
+    assert value >> 16 == top
+    assert value & 0xFFFF == np.flatnonzero(x == top).max()
+
+
+# -- axes -------------------------------------------------------------------------------------
+
+def batched_sum(axes, group_size=None):
+    @vd.reduce.map_reduce(vd.reduce.SubgroupAdd, axes=axes, group_size=group_size)
+    def s(x: Buff[f32]) -> f32:
+        return x[vd.reduce.mapped_io_index()]
+
+    return s
+
+
+def test_axes_last_of_2d(context, rng):
+    x = (rng.standard_normal((10, 3000)) * 100).astype(np.float32)
+    out = batched_sum([1])(vd.asbuffer(x))
+    groups = -(-3000 // G)
+    assert out.read(0).shape == (groups + 1, 10)
+    assert_sum_close(result(out, 10), x, axis=1)
+
+
+@pytest.mark.parametrize("shape,axes,batches", [
+    ((4, 5, 600), [1, 2], 4),
+    ((4, 5, 600), [2], 20),
+    ((4, 5, 600), [-1], 20),
+    ((4, 5, 600), [-2, -1], 4),
+    ((4, 5, 600), [0, 1, 2], 1),
+    ((3, 7, 11), [1, 2], 3),
+])
+def test_axes_3d(context, rng, shape, axes, batches):
+    x = (rng.standard_normal(shape) * 100).astype(np.float32)
+    out = batched_sum(axes)(vd.asbuffer(x))
+    rows = x.reshape(batches, -1)
+    assert_sum_close(result(out, batches), rows, axis=1)
+
+
+@pytest.mark.parametrize("batches", [1, 2, 7, 64, 333, 1000])
+def test_batch_counts(context, rng, batches):
+    x = (rng.standard_normal((batches, 257)) * 100).astype(np.float32)
+    assert_sum_close(result(batched_sum([1])(vd.asbuffer(x)), batches), x, axis=1)
+
+
+def test_batched_int_max(context, rng):
+    @vd.reduce.map_reduce(vd.reduce.SubgroupMax, axes=[1])
+    def m(x: Buff[i32]) -> i32:
+        return x[vd.reduce.mapped_io_index()]
+
+    x = int_data(rng, (50, 1999), np.int32)
+    np.testing.assert_array_equal(result(m(vd.asbuffer(x)), 50), x.max(axis=1))
+
+
+@pytest.mark.parametrize("shape,axes", [((10, 3000), [0]), ((4, 5, 6), [0, 1]),
+                                        ((4, 5, 6), [1]), ((4, 5, 6), [-2])])
+def test_non_trailing_axes_rejected(context, shape, axes):
+    x = vd.Buffer(shape, f32)
+    with pytest.raises(ValueError, match="contiguous"):
+        batched_sum(axes)(x)
+
+
+@pytest.mark.parametrize("axes", [[2], [-3], [5]])
+def test_out_of_range_axes_rejected(context, axes):
+    with pytest.raises(ValueError):
+        batched_sum(axes)(vd.Buffer((10, 30), f32))
+
+
+# -- out= and keywords ------------------------------------------------------------------------
+
+def test_out_buffer_reuse(context, rng):
+    s = batched_sum([1])
+    x = (rng.standard_normal((8, 5000)) * 100).astype(np.float32)
+    buf = vd.asbuffer(x)
+    first = s(buf)
+    expected = result(first, 8)
+    again = s(buf, out=first)
+    assert again is first
+    np.testing.assert_array_equal(result(again, 8), expected)
+    y = (rng.standard_normal((8, 5000)) * 100).astype(np.float32)
+    buf.write(y)
+    assert s(buf, out=first) is first
+    assert_sum_close(result(first, 8), y, axis=1)
+    bigger = vd.Buffer((100, 100), f32)
+    assert s(buf, out=bigger) is bigger
+    assert_sum_close(bigger.read(0).reshape(-1)[:8], y, axis=1)
+
+
+def test_out_wrong_dtype(context):
+    s = batched_sum(None)
+    with pytest.raises(TypeError):
+        s(vd.Buffer((100,), f32), out=vd.Buffer((10,), i32))
+
+
+def test_out_too_small(context):
+    s = batched_sum([1])
+    with pytest.raises(ValueError):  # needs (1 + 1) * 8 elements
+        s(vd.Buffer((8, 100), f32), out=vd.Buffer((15,), f32))
+
+
+def test_unknown_keyword_rejected(context):
+    s = batched_sum(None)
+    with pytest.raises(TypeError, match="outt"):
+        s(vd.Buffer((100,), f32), outt=None)
+
+
+# -- command graphs ---------------------------------------------------------------------------
+
+def test_inside_command_graph_submitted_twice(context, rng):
+    @vd.shader("x.size")
+    def scale(x: Buff[f32]):
+        i = vc.global_invocation_id().x
+        x[i] = x[i] * 2.0
+
+    @vd.shader(1)
+    def consume(dst: Buff[f32], src: Buff[f32]):
+        dst[0] = src[0] + 1.0
+
+    s = batched_sum(None)
+    x = rng.uniform(0.5, 1.5, 10_000).astype(np.float32)
+    buf = vd.asbuffer(x)
+    dst = vd.Buffer((1,), f32)
+    graph = vd.CommandGraph()
+    try:
+        scale(buf, graph=graph)
+        out = s(buf, graph=graph)
+        consume(dst, out, graph=graph)
+        for k in (1, 2):
+            graph.submit()
+            expected = float(np.sum(x.astype(np.float64))) * 2**k
+            got = float(dst.read(0)[0]) - 1.0
+            assert abs(got - expected) <= 1e-5 * expected
+            assert abs(float(result(out)) - expected) <= 1e-5 * expected
+    finally:
+        graph.destroy()
+
+
+# -- sources and group sizes ------------------------------------------------------------------
+
+def test_get_src_and_print_src(context, capsys):
+    s = batched_sum(None, group_size=64)
+    sources = s.get_src()
+    assert isinstance(sources, list) and len(sources) == 2
+    assert all(str(src) for src in sources)
+    s.print_src()
+    printed = capsys.readouterr().out
+    assert "stage 1" in printed and "stage 2" in printed
+    assert str(sources[0]) in printed and str(sources[1]) in printed
+
+
+@pytest.mark.parametrize("group_size", [1, 2, 4, 8, 64, 256, 1024])
+@pytest.mark.parametrize("name", ["add", "max"])
+def test_group_sizes_agree(context, rng, group_size, name):
+    op = OPS[name][0]
+
+    @vd.reduce.map_reduce(op, axes=[1], group_size=group_size)
+    def f(x: Buff[f32]) -> f32:
+        return x[vd.reduce.mapped_io_index()]
+
+    x = (rng.standard_normal((3, 70_001)) * 100).astype(np.float32)
+    actual = result(f(vd.asbuffer(x)), 3)
+    if name == "add":
+        assert_sum_close(actual, x, axis=1, group=group_size)
+    else:
+        np.testing.assert_array_equal(actual, x.max(axis=1))
+
+
+@pytest.mark.parametrize("group_size", [8, 64, 256])
+def test_group_sizes_custom_combine(context, rng, group_size):
+    @vd.reduce.reduce(0, group_size=group_size)
+    def total(a: i32, b: i32) -> i32:
+        return a + b
+
+    x = int_data(rng, 12_345, np.int32)
+    assert result(total(vd.asbuffer(x))) == np.sum(x, dtype=np.int32)
+
+
+@pytest.mark.parametrize("group_size", [48, 100, 3, 0])
+def test_non_power_of_two_group_size_rejected(context, group_size):
+    s = batched_sum(None, group_size=group_size)
+    with pytest.raises(ValueError):
+        s(vd.Buffer((100,), f32))
