@@ -1,7 +1,8 @@
 """ReduceFunction: a reduction over a buffer (or a mapping of several), in two dispatches.
 
 Stage 1 runs up to G workgroups of G invocations per batch over the data and stores one
-partial per workgroup; stage 2 folds each batch's partials with one workgroup. The output
+partial per workgroup; stage 2 folds each batch's partials with one workgroup. An input of at
+most G elements per batch takes stage 1 alone, its one group storing the result. The output
 buffer holds the results first (flat positions ``[0, batches)``) and the partials after them.
 """
 from __future__ import annotations
@@ -119,6 +120,10 @@ class ReduceFunction:
         group = self.group_size
         groups = min(-(-size // group), group)
         out = self._output(out, groups, batches)
+        if groups == 1:  # one group per batch holds it all: its value is the result
+            first = ReductionParams(0, size, 1, size, 0, 0, 1, 1, 0)
+            self.stage1(out, *args, first, exec_size=(group, batches), graph=graph)
+            return out
         first = ReductionParams(0, size, 1, size, 0, batches, 1, groups, 0)
         second = ReductionParams(batches, groups, 1, groups, 0, 0, 1, 1, 0)
         self.stage1(out, *args, first, exec_size=(groups * group, batches), graph=graph)

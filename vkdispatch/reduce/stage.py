@@ -20,7 +20,9 @@ from vkdispatch.reduce.mapped_index import mapped_index_scope
 from vkdispatch.reduce.operations import ReduceOp
 from vkdispatch.shader.shader_function import ShaderFunction, make_shader_function
 
-__all__ = ["ReductionParams", "make_reduction_stage", "identity_value"]
+__all__ = ["ReductionParams", "make_reduction_stage", "identity_value", "UNROLL"]
+
+UNROLL = 4  # elements each invocation loads per loop iteration (a power of two)
 
 
 @dataclasses.dataclass
@@ -121,13 +123,25 @@ def _accumulate(reduction: ReduceOp, out_type, out, inputs, params, map_func,
     index = (start + vc.global_invocation_id().x * params.input_stride).to_register()
     step = (vc.workgroup_size().x * vc.num_workgroups().x * params.input_stride).to_register()
     accumulator = identity_value(reduction.identity, out_type)
-    with vc.while_block(index < end):
+
+    def element(at):
         if output_is_input:
-            value = out[index]
-        else:
-            with mapped_index_scope(index):
-                value = map_func.callback(*inputs)
-        accumulator[:] = _combine(reduction, out_type, accumulator, value)
+            return out[at]
+        with mapped_index_scope(at):
+            return map_func.callback(*inputs)
+
+    # UNROLL independent loads per iteration keep that many memory requests in flight.
+    last = (step * (UNROLL - 1)).to_register()
+    with vc.while_block(index + last < end):
+        values = [element(index if u == 0 else (index + step * u).to_register())
+                  for u in range(UNROLL)]
+        while len(values) > 1:  # a balanced tree of the loaded values
+            values = [_combine(reduction, out_type, values[i], values[i + 1])
+                      for i in range(0, len(values), 2)]
+        accumulator[:] = _combine(reduction, out_type, accumulator, values[0])
+        index[:] = index + step * UNROLL
+    with vc.while_block(index < end):
+        accumulator[:] = _combine(reduction, out_type, accumulator, element(index))
         index[:] = index + step
     return accumulator
 
