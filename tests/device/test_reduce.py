@@ -546,3 +546,22 @@ def test_non_power_of_two_group_size_rejected(context, group_size):
     s = batched_sum(None, group_size=group_size)
     with pytest.raises(ValueError):
         s(vd.Buffer((100,), f32))
+
+
+@pytest.mark.parametrize("identity", [1.5, "zero", None], ids=str)
+def test_identity_that_is_no_value_of_the_type_raises_naming_it(context, rng, identity):
+    @vd.reduce.reduce(identity)
+    def total(a: i32, b: i32) -> i32:
+        return a + b
+
+    with pytest.raises(ValueError, match="identity"):
+        total(vd.asbuffer(rng.integers(1, 100, 64).astype(np.int32)))
+
+
+@pytest.mark.slow
+def test_float32_sum_of_1e8_positive_values_within_1e5_of_float64(context, rng):
+    """The issue's accuracy bound: no long serial sums (10^8 values, 400 MB)."""
+    x = rng.random(10**8, dtype=np.float32)
+    got = result(loader(vd.reduce.SubgroupAdd, f32)(vd.asbuffer(x)))
+    expected = x.sum(dtype=np.float64)
+    assert abs(got - expected) / expected < 1e-5

@@ -29,10 +29,9 @@ def reduction_geometry(shape: tuple, axes: Optional[List[int]]) -> tuple[int, in
     if isinstance(axes, int):
         axes = [axes]
     ndim = len(shape)
-    try:
-        normalized = sorted({int(a) % ndim if -ndim <= int(a) < ndim else None for a in axes})
-    except TypeError:
-        normalized = [None]
+    valid = all(isinstance(a, int) and not isinstance(a, bool) and -ndim <= a < ndim
+                for a in axes)
+    normalized = sorted({a % ndim for a in axes}) if valid else [None]
     if not normalized or None in normalized:
         raise InvalidArgumentError(f"axes must be axis numbers of a {ndim}-D input (shape "
                                    f"{shape}), got {axes!r}")

@@ -55,9 +55,15 @@ def _scalar_identity(identity, scalar):
         if scalar.name.startswith("u"):
             return (1 << bits) - 1 if positive else 0
         return (1 << (bits - 1)) - 1 if positive else -(1 << (bits - 1))
+    if isinstance(identity, bool) or not isinstance(identity, (int, float)):
+        raise InvalidArgumentError(f"identity must be a number, 'inf' or '-inf', got "
+                                   f"{identity!r}")
+    if not dt.is_float_dtype(scalar) and not float(identity).is_integer():
+        raise InvalidArgumentError(f"identity {identity!r} is not a value of the reduction's "
+                                   f"integer type {scalar.name}")
     if identity == -1 and scalar.name.startswith("u"):
         return (1 << (scalar.item_size * 8)) - 1
-    return identity
+    return int(identity) if not dt.is_float_dtype(scalar) else identity
 
 
 def identity_value(identity, out_type) -> vc.ShaderVariable:
