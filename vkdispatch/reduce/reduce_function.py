@@ -74,6 +74,7 @@ class ReduceFunction:
         self.group_size = group_size
         self.axes = axes
         self.stage1 = self.stage2 = None
+        self._folds: dict = {}  # second stages sized for few partials, by group size
 
     def make_stages(self) -> None:
         if self.stage1 is not None:
@@ -126,8 +127,21 @@ class ReduceFunction:
         first = ReductionParams(0, size, 1, size, 0, batches, 1, groups, 0)
         second = ReductionParams(batches, groups, 1, groups, 0, 0, 1, 1, 0)
         self.stage1(out, *args, first, exec_size=(groups * group, batches), graph=graph)
-        self.stage2(out, second, exec_size=(group, batches), graph=graph)
+        fold_size, fold = self._fold(groups)
+        fold(out, second, exec_size=(fold_size, batches), graph=graph)
         return out
+
+    def _fold(self, partials: int):
+        """The second stage for ``partials`` values: a group just big enough (at least a
+        subgroup), so a few partials do not pay for a 1024-invocation tree."""
+        context = get_context()
+        floor = context.subgroup_size if context.subgroup_enabled else 1
+        size = min(self.group_size, max(floor, 1 << (partials - 1).bit_length()))
+        if size == self.group_size:
+            return size, self.stage2
+        if size not in self._folds:
+            self._folds[size] = make_reduction_stage(self.reduction, self.out_type, size, True)
+        return size, self._folds[size]
 
     def _output(self, out: Buffer | None, groups: int, batches: int) -> Buffer:
         shape = (groups + 1,) if batches == 1 else (groups + 1, batches)
