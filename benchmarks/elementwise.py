@@ -29,6 +29,7 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, f32, v4
 
+from graph_timing import gpu_seconds  # benchmarks/graph_timing.py
 from torch_reference import torch_cuda  # benchmarks/torch_reference.py
 
 ALPHA = 0.5
@@ -52,21 +53,6 @@ def axpy_vec4(y: Buff[v4], x: Buff[v4], a: Const[f32]):
 def copy_vec4(dst: Buff[v4], src: Buff[v4]):
     i = vc.global_invocation_id().x
     dst[i] = src[i]
-
-
-def gpu_seconds(record, replays: int) -> float:
-    """Seconds per kernel: one graph submission replaying it ``replays`` times (after an
-    untimed one: each call runs the kernel ``SUBMITS_PER_MEASURE * replays`` times)."""
-    graph = vd.CommandGraph()
-    record(graph)
-    graph.submit(instance_count=replays)  # warm-up: the timed submit reuses this recording
-    vd.queue_wait_idle()
-    start = time.perf_counter()
-    graph.submit(instance_count=replays)
-    vd.queue_wait_idle()
-    seconds = (time.perf_counter() - start) / replays
-    graph.destroy()
-    return seconds
 
 
 def check_axpy(name: str, got: np.ndarray, y0: np.ndarray, x: np.ndarray, runs: int) -> None:

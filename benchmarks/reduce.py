@@ -28,6 +28,7 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, f32
 
+from graph_timing import gpu_seconds  # benchmarks/graph_timing.py
 from torch_reference import torch_cuda  # benchmarks/torch_reference.py
 
 CPU_DEVICE = 4
@@ -47,19 +48,6 @@ def squares(x: Buff[f32]) -> f32:
 @vd.shader(1, local_size=(1, 1, 1))
 def touch(y: Buff[f32]):
     y[0] = y[0] + 1.0
-
-
-def graph_seconds(record, replays: int) -> float:
-    graph = vd.CommandGraph()
-    record(graph)
-    graph.submit(instance_count=replays)
-    vd.queue_wait_idle()
-    start = time.perf_counter()
-    graph.submit(instance_count=replays)
-    vd.queue_wait_idle()
-    seconds = (time.perf_counter() - start) / replays
-    graph.destroy()
-    return seconds
 
 
 def torch_seconds(torch, call, replays: int) -> float:
@@ -108,11 +96,11 @@ def measure(k: int, args, torch, cupy) -> dict:
     replays = max(args.replays, (1 << 28) // n // 4)
     outs = {"sum": total(buffer), "squares": squares(buffer)}
     timers = {
-        "sum": lambda: graph_seconds(lambda g: total(buffer, out=outs["sum"], graph=g),
+        "sum": lambda: gpu_seconds(lambda g: total(buffer, out=outs["sum"], graph=g),
                                      replays),
-        "squares": lambda: graph_seconds(
+        "squares": lambda: gpu_seconds(
             lambda g: squares(buffer, out=outs["squares"], graph=g), replays),
-        "2 dispatches": lambda: graph_seconds(
+        "2 dispatches": lambda: gpu_seconds(
             lambda g: (touch(buffer, graph=g), touch(buffer, graph=g)), replays)}
     if torch is not None:
         x = torch.from_numpy(host).cuda()
