@@ -8,7 +8,8 @@ spectrum is computed once on the device (``vd.fft.rfft2``). One ``vd.fft.convolv
 then correlates the image with all templates at once: a batch of B copies of the image
 (copied on the device from one upload) against a batch of B template spectra, three
 FFT dispatches in all. The peak of each template's correlation map is where that template sits
-(its top-left corner); the peak search runs on the host for now (``find_peaks``).
+(its top-left corner); two ``vd.reduce`` reductions find it on the device
+(``device_peaks``: the maximum per map, then the first position holding it).
 
     python examples/template_matching.py                  # 256 x 256, runs in seconds on lavapipe
     python examples/template_matching.py --size 2048      # on a GPU (an H100: about 1 ms)
@@ -32,6 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 
 import vkdispatch as vd
+import vkdispatch.codegen as vc
+from vkdispatch.codegen.abbreviations import Buff, c64, f32, u32
 
 ROTATIONS = (0, 90, 180)  # each shape upright and rotated counterclockwise (np.rot90)
 CELLS = 8           # a shape is drawn on CELLS x CELLS cells ...
@@ -185,17 +188,52 @@ def record_correlation(image: vd.RFFTBuffer, spectra: vd.RFFTBuffer,
 
 
 def find_peaks(correlation: np.ndarray) -> tuple:
-    """The position (y, x) and value of the maximum of each map of ``correlation`` (B, H, W).
-
-    The peak search runs on the host, with numpy, on the maps read back from the device.
-    It is this one function so that a reduction on the device (``vd.reduce``, not in the
-    library yet) can replace it: an argmax per map that reads back B (index, value) pairs
-    instead of B x H x W floats."""
+    """The position (y, x) and value of the maximum of each map of ``correlation`` (B, H, W),
+    on the host: the reference :func:`device_peaks` is checked against."""
     count, height, width = correlation.shape
     flat = correlation.reshape(count, -1)
     index = flat.argmax(axis=1)
     found = np.stack(np.unravel_index(index, (height, width)), axis=1)
     return found, flat[np.arange(count), index]
+
+
+def device_peaks(work: vd.RFFTBuffer) -> tuple:
+    """:func:`find_peaks` on the device with ``vd.reduce``: the maximum of each map, then the
+    first position holding it; reads back 2 x B numbers instead of B x H x W."""
+    count, height, width = work.real_shape
+    pairs = width // 2 + 1  # complex elements per padded real row (2 scalars each)
+    per_map = height * pairs
+
+    @vd.reduce.map_reduce(vd.reduce.SubgroupMax, axes=[1, 2])
+    def peak_value(data: Buff[c64]) -> f32:
+        i = vd.reduce.mapped_io_index()
+        value = data[i]
+        column = (i % pairs) * 2
+        best = vc.new_float_register(vc.ninf_f32())
+        with vc.if_block(column < width):
+            best[:] = value.real
+        with vc.if_block(column + 1 < width):
+            best[:] = vc.max(best, value.imag)
+        return best
+
+    @vd.reduce.map_reduce(vd.reduce.SubgroupMin, axes=[1, 2])
+    def peak_position(data: Buff[c64], peaks: Buff[f32]) -> u32:
+        i = vd.reduce.mapped_io_index()
+        value, peak = data[i], peaks[i // per_map]
+        column = (i % pairs) * 2
+        row = (i // pairs) % height
+        position = vc.new_uint_register(0xFFFFFFFF)
+        with vc.if_block(vc.all(column + 1 < width, value.imag == peak)):
+            position[:] = row * width + column + 1
+        with vc.if_block(vc.all(column < width, value.real == peak)):
+            position[:] = row * width + column
+        return position
+
+    values = peak_value(work)
+    scores = values.read(0).reshape(-1)[:count].copy()
+    positions = peak_position(work, values).read(0).reshape(-1)[:count]
+    found = np.stack(np.unravel_index(positions.astype(np.int64), (height, width)), axis=1)
+    return found, scores
 
 
 def run(size: int = 256, templates: int = 12, noise: float = 0.5, seed: int = 0,
@@ -223,8 +261,8 @@ def run(size: int = 256, templates: int = 12, noise: float = 0.5, seed: int = 0,
         vd.queue_wait_idle()
         best = min(best, time.perf_counter() - start)
 
-    correlation = work.read_real(0)
-    found, scores = find_peaks(correlation)
+    found, scores = device_peaks(work)
+    correlation = work.read_real(0)  # for the picture
     device = vd.get_context().device_infos[0].device_name
     for buffer in (image_buffer, spectra, work):
         buffer.destroy()

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import vkdispatch as vd
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "template_matching.py"
 
 
@@ -82,14 +84,14 @@ def test_command_line(context, example, capsys):
 
 
 def test_exit_status_1_when_a_template_is_missed(context, example, monkeypatch, capsys):
-    find_peaks = example.find_peaks
+    device_peaks = example.device_peaks
 
-    def wrong_peaks(correlation):
-        found, scores = find_peaks(correlation)
-        found[-1] = (found[-1] + 10) % correlation.shape[-1]
+    def wrong_peaks(work):
+        found, scores = device_peaks(work)
+        found[-1] = (found[-1] + 10) % work.real_shape[-1]
         return found, scores
 
-    monkeypatch.setattr(example, "find_peaks", wrong_peaks)
+    monkeypatch.setattr(example, "device_peaks", wrong_peaks)
     assert example.main(["--no-plot"]) == 1
     assert "<- missed" in capsys.readouterr().out
 
@@ -99,3 +101,14 @@ def test_unsupported_size_is_a_usage_error(context, example, capsys):
         example.main(["--no-plot", "--size", "257"])
     assert exit_info.value.code == 2
     assert "next one is" in capsys.readouterr().err
+
+
+def test_device_peak_search_matches_the_host_one(context, example, rng):
+    """vd.reduce's maximum and first position of it, per map, equal numpy's argmax."""
+    maps = rng.standard_normal((5, 24, 30)).astype(np.float32)
+    maps[2, 7, 29] = 50.0  # a peak in the last column of a row (next to the row padding)
+    work = vd.asrfftbuffer(maps)
+    found, scores = example.device_peaks(work)
+    expected_found, expected_scores = example.find_peaks(maps)
+    np.testing.assert_array_equal(found, expected_found)
+    np.testing.assert_array_equal(scores, expected_scores)
