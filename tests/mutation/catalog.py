@@ -99,4 +99,11 @@ MUTANTS = [
     Mutant("fft-no-exchange-barrier", "stages exchange shared memory without barriers",
            "vkdispatch/fft/sdata.py",
            "            vc.barrier()\n", "            pass\n", "pytest", FFT_TESTS),
+    Mutant("reduce-tree-drops-half", "the group tree keeps one half of each pair",
+           "vkdispatch/reduce/stage.py",
+           "sdata[tid] = _combine(reduction, out_type, sdata[tid], sdata[tid + size])",
+           "sdata[tid] = sdata[tid]", "pytest", "tests/device/test_reduce.py"),
+    Mutant("reduce-unrolled-tail", "the unrolled loop runs one step past the end",
+           "vkdispatch/reduce/stage.py", "with vc.while_block(index + last < end):",
+           "with vc.while_block(index < end):", "pytest", "tests/device/test_reduce.py"),
 ]
