@@ -68,7 +68,7 @@ def _fields(op: MemoryOp) -> dict:
     return {name: getattr(op, name) for name in MemoryOp.__dataclass_fields__}
 
 
-def _row_index(config, line, position, pitch: int):
+def _row_index(line, position, pitch: int):
     """Buffer index of ``position`` of contiguous line ``line`` in rows of ``pitch``."""
     start = line if pitch == 1 else line * pitch
     return start + position
@@ -81,10 +81,10 @@ def _index_function(resources: FFTResources, r2c: bool, inverse: bool, reading: 
     half = config.N // 2 + 1
     if r2c:
         pitch = 2 * half if reading != bool(inverse) else half
-        return lambda line, position: _row_index(config, line, position, pitch)
+        return lambda line, position: _row_index(line, position, pitch)
     if resources.grid.contiguous:
         pitch = resources.row_pitch
-        return lambda line, position: _row_index(config, line, position, pitch)
+        return lambda line, position: _row_index(line, position, pitch)
     stride = config.fft_stride
     return lambda _line, position: resources.input_batch_offset + position * stride
 

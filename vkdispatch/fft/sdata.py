@@ -9,7 +9,7 @@ from __future__ import annotations
 import vkdispatch.codegen as vc
 from vkdispatch.fft.config import FFTConfig
 from vkdispatch.fft.grid import FFTGridManager
-from vkdispatch.fft.layout import input_position, output_base, output_position
+from vkdispatch.fft.iterators import memory_reads_iterator, memory_writes_iterator
 from vkdispatch.fft.registers import FFTRegisters
 
 __all__ = ["FFTSDataManager"]
@@ -76,15 +76,6 @@ class FFTSDataManager:
     @staticmethod
     def _positions(registers: FFTRegisters, stage_index: int, output: bool):
         """``(register, line position)`` pairs of a stage's layout, with its guards open."""
-        stage = registers.config.stages[stage_index]
-        resources = registers.resources
-        for instance in range(stage.instance_count):
-            with resources.instance_guard(stage, instance):
-                j = resources.butterfly_index(stage, instance)
-                base = output_base(stage, j) if output else None
-                if output and not isinstance(base, int) and stage.input_stride != 1:
-                    base = base.to_register()
-                for element in range(stage.radix):
-                    position = (output_position(stage, base, element) if output
-                                else input_position(stage, j, element))
-                    yield registers[instance * stage.radix + element], position
+        iterate = memory_writes_iterator if output else memory_reads_iterator
+        for op in iterate(registers.resources, stage_index):
+            yield registers[op.register_id], op.fft_index
