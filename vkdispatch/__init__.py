@@ -33,7 +33,7 @@ from vkdispatch.shader.mapping import MappingFunction, map  # noqa: A004
 from vkdispatch.shader.shader_function import (ShaderFunction, ShaderSource,
                                                make_shader_function)
 
-from vkdispatch import fft, reduce  # noqa: E402,A004  (built on everything above)
+from vkdispatch import fft, reduce, vkfft  # noqa: E402,A004  (built on everything above)
 
 __version__ = "0.1.0"
 
@@ -53,5 +53,5 @@ __all__ = [
     "ShaderBuildError", "__version__", "CommandGraph", "BufferBindInfo", "ImageBindInfo",
     "default_graph", "global_graph", "set_global_graph", "copy", "cuda_graph_capture",
     "get_cuda_capture", "CUDAGraphCapture", "shader", "ShaderFunction",
-    "ShaderSource", "make_shader_function", "map", "MappingFunction", "fft", "reduce",
+    "ShaderSource", "make_shader_function", "map", "MappingFunction", "fft", "reduce", "vkfft",
 ] + list(_shorthands)  # fmt: skip

@@ -1,6 +1,6 @@
 """Commands: the pieces of GPU work a :class:`~vkdispatch.base.command_list.CommandList` records.
 
-A shader dispatch, a buffer copy, fill or update, an explicit barrier. Each is a small immutable
+A shader dispatch, a buffer copy, fill or update, a VkFFT transform, an explicit barrier. Each is a small immutable
 value (a named tuple: recordings compare equal when their commands do, so an unchanged recording
 is not recorded again); the native list plans the barriers between them from the resources each
 declares, so recording a copy between two shader calls that read and write the same buffers is
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["Command", "Dispatch", "BufferCopy", "BufferFill", "BufferUpdate", "Barrier"]
+__all__ = ["Command", "Dispatch", "BufferCopy", "BufferFill", "BufferUpdate", "FFTRun",
+           "Barrier"]
 
 
 class Dispatch(NamedTuple):
@@ -83,6 +84,28 @@ class BufferUpdate(NamedTuple):
         native_list.record_update(self.buffer._native, self.offset, self.data)
 
 
+class FFTRun(NamedTuple):
+    """A :class:`~vkdispatch.vkfft.VkFFTPlan` run on ``buffer``: ``direction`` -1 forward, 1
+    inverse; ``input`` is read instead of ``buffer`` by a plan made with an input, ``kernel``
+    multiplies the spectrum in a convolution plan. Declares a read and write of ``buffer`` and
+    reads of the others."""
+
+    plan: Any
+    buffer: Any
+    direction: int
+    input: Any = None
+    kernel: Any = None
+
+    @property
+    def handles(self) -> tuple:
+        return tuple(h for h in (self.plan, self.buffer, self.input, self.kernel) if h is not None)
+
+    def _record_into(self, native_list) -> None:
+        native_list.record_fft(self.plan._native, self.buffer._native, self.direction,
+                               None if self.input is None else self.input._native,
+                               None if self.kernel is None else self.kernel._native)
+
+
 class Barrier(NamedTuple):
     """Orders every earlier command before every later one (hazards between commands already
     get barriers without it: this is for dependencies the commands do not declare)."""
@@ -95,5 +118,5 @@ class Barrier(NamedTuple):
         native_list.record_barrier()
 
 
-Command = (Dispatch, BufferCopy, BufferFill, BufferUpdate, Barrier)
+Command = (Dispatch, BufferCopy, BufferFill, BufferUpdate, FFTRun, Barrier)
 """The command types, for ``isinstance(value, Command)``."""

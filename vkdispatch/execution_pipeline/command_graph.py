@@ -141,11 +141,11 @@ class CommandGraph(CommandList, DispatchTarget):
                                pc_values))
 
     def record_command(self, command) -> None:
-        """Records a command of :mod:`vkdispatch.base.commands` (a copy, fill, update or
-        barrier) after the calls recorded so far."""
+        """Records a command of :mod:`vkdispatch.base.commands` (a copy, fill, update, FFT run
+        or barrier) after the calls recorded so far."""
         if not isinstance(command, Command) or isinstance(command, Dispatch):
-            raise InvalidTypeError(f"command must be a BufferCopy, BufferFill, BufferUpdate or "
-                                   f"Barrier of vkdispatch.base.commands, got "
+            raise InvalidTypeError(f"command must be a BufferCopy, BufferFill, BufferUpdate, "
+                                   f"FFTRun or Barrier of vkdispatch.base.commands, got "
                                    f"{type(command).__name__} (record shader calls by calling "
                                    "the shader with graph=)")
         self._check_handles(command, f"{type(command).__name__} command")

@@ -9,6 +9,7 @@ import weakref
 
 from cpython.exc cimport PyErr_Occurred
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy
 from libcpp cimport bool as cbool
 from libcpp.memory cimport unique_ptr
 from libcpp.string cimport string
@@ -21,6 +22,7 @@ from c_errors cimport kInterrupted, setRaiseFunction
 from c_log cimport LogLevel, log as native_log, setInterruptCheck, setLogLevel, setLogSink
 from c_log cimport recordValidationError, takeValidationErrors
 cimport c_compute as cp
+cimport c_fft as ff
 cimport c_runtime as rt
 
 # Python exception classes by native error kind (see error_translation.hpp), plus "validation".
@@ -455,6 +457,100 @@ cdef class NativeComputePlan:
         _check_validation()
 
 
+cdef class NativeFftPlan:
+    """A VkFFT transform of one geometry, built on every device of a context.
+
+    ``size`` is in VkFFT's order (the contiguous axis first), padded to three entries with 1s;
+    ``binaries`` (one ``bytes`` per device, or empty) are kernels an earlier plan of the same
+    geometry saved, loaded instead of compiled.
+    """
+    cdef NativeContext context
+    cdef unique_ptr[ff.FftPlan] ptr
+    cdef object __weakref__
+
+    def __cinit__(self, NativeContext ctx, int dimensions, tuple size, tuple omitted,
+                  uint64_t batches=1, bint double_precision=False, bint r2c=False,
+                  bint normalize=False, tuple pad_left=(0, 0, 0), tuple pad_right=(0, 0, 0),
+                  bint frequency_zeropadding=False, uint32_t kernel_count=0,
+                  bint kernel_convolution=False, uint32_t conjugate_convolution=0,
+                  uint32_t coordinate_features=1, uint64_t input_bytes=0,
+                  bint keep_shader_code=False, list binaries=None):
+        cdef rt.Context* native_ctx = _open_context(ctx, self)
+        cdef ff.VkfftGeometry g
+        cdef vector[vector[uint32_t]] words
+        cdef int d
+        g.dimensions = dimensions
+        for d in range(3):
+            g.size[d] = size[d]
+            g.omitted[d] = bool(omitted[d])
+            g.pad_left[d] = pad_left[d]
+            g.pad_right[d] = pad_right[d]
+        g.batches = batches
+        g.precision = ff.FftPrecision.Double if double_precision else ff.FftPrecision.Single
+        g.r2c = r2c
+        g.normalize = normalize
+        g.frequency_zeropadding = frequency_zeropadding
+        g.kernel_count = kernel_count
+        g.kernel_convolution = kernel_convolution
+        g.conjugate_convolution = conjugate_convolution
+        g.coordinate_features = coordinate_features
+        g.input_bytes = input_bytes
+        g.keep_shader_code = keep_shader_code
+        for blob in binaries or ():
+            words.push_back(_words_of(blob))
+        self.context = ctx
+        with nogil:
+            self.ptr.reset(new ff.FftPlan(native_ctx[0], g, words))
+        _check_validation()
+
+    cdef int _check_open(self) except -1:
+        if not self.ptr or not self.context.ptr:
+            raise _class_for("runtime")("the FFT plan was closed")
+        return 0
+
+    @property
+    def buffer_bytes(self):
+        """Bytes of the data buffer the transform works on."""
+        self._check_open()
+        return self.ptr.get().geometry().bufferBytes()
+
+    @property
+    def kernel_bytes(self):
+        self._check_open()
+        return self.ptr.get().geometry().kernelBytes()
+
+    def binaries(self):
+        """The kernels of each device (``bytes``), to pass to a later plan."""
+        self._check_open()
+        cdef vector[vector[uint32_t]] words = self.ptr.get().binaries()
+        return [(<const char*>w.data())[:w.size() * 4] if w.size() else b"" for w in words]
+
+    def close(self):
+        """Frees the plan (commands already recorded keep what they use)."""
+        self.ptr.reset()
+        _check_validation()
+
+
+cdef vector[uint32_t] _words_of(bytes blob) except *:
+    if len(blob) % 4:
+        _invalid(f"binaries: a saved VkFFT binary is whole 32-bit words, got {len(blob)} bytes")
+    cdef vector[uint32_t] words
+    words.resize(len(blob) // 4)
+    if len(blob):
+        memcpy(words.data(), <const char*>blob, len(blob))
+    return words
+
+
+def vkfft_result_name(int result):
+    """The name of a VkFFTResult code."""
+    return ff.vkfftResultName(result).decode()
+
+
+def vkfft_version():
+    """VkFFT's version, major * 10000 + minor * 100 + patch."""
+    return ff.vkfftVersion()
+
+
 def live_compute_plan_count():
     """Native compute plans alive in this process (for leak tests)."""
     return cp.ComputePlan.liveCount()
@@ -617,6 +713,22 @@ cdef class NativeCommandList:
         cdef const uint8_t* src = &data[0] if data.shape[0] else NULL
         self._append(new cp.UpdateBufferCommand(self.context.ptr.get()[0], target[0], offset,
                                                 src, data.shape[0]))
+
+    def record_fft(self, NativeFftPlan plan, NativeBuffer buffer, int direction,
+                   NativeBuffer input=None, NativeBuffer kernel=None):
+        """Appends ``plan`` run on ``buffer`` (direction -1 forward, 1 inverse), reading
+        ``input`` instead when the plan has an input buffer, and multiplying by ``kernel`` when it
+        convolves."""
+        self._check_open()
+        plan._check_open()
+        cdef rt.Buffer* target = self._buffer(buffer, "buffer")
+        cdef rt.Buffer* source = self._buffer(input, "input") if input is not None else NULL
+        cdef rt.Buffer* weights = self._buffer(kernel, "kernel") if kernel is not None else NULL
+        cdef ff.FftCommand* command
+        with nogil:  # the first use of a plan on new buffers builds VkFFT applications
+            command = new ff.FftCommand(plan.ptr.get()[0], target[0], direction, source,
+                                        weights)
+        self._append(command)
 
     def record_barrier(self):
         """Appends a barrier ordering all earlier commands before all later ones."""

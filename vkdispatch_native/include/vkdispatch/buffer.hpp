@@ -38,6 +38,9 @@ public:
     int replicaCount() const noexcept { return static_cast<int>(m_replicas.size()); }
     /// Throws IndexOutOfRangeError naming `queue_index` when out of range.
     Replica& replica(int queue_index);
+    /// A number no other Buffer of the process has had: a cache key that, unlike the address,
+    /// never names a later buffer.
+    uint64_t serial() const noexcept { return m_serial; }
 
     /// Number of Buffer objects alive in the process (for leak tests).
     static int64_t liveCount() noexcept;
@@ -45,6 +48,7 @@ public:
 private:
     Context& m_context;
     uint64_t m_size;
+    uint64_t m_serial;
     std::vector<std::unique_ptr<Replica>> m_replicas;
 };
 

@@ -70,6 +70,10 @@ public:
     uint64_t completedValue();
     /// Runs `deleter` once the timeline reaches `value` (at once if it already has).
     void retire(uint64_t value, std::function<void()> deleter);
+    /// Runs `work` with the raw queue while no other thread can submit to it: for a library that
+    /// submits and waits on its own (VkFFT uploading its tables while it builds a plan). `work`
+    /// must not submit through this Queue.
+    void runExclusive(const std::function<void(VkQueue)>& work);
 
     uint32_t family() const noexcept { return m_family; }
     /// The raw queue, for reference measurements that bypass submit() (the queue must be idle

@@ -198,6 +198,11 @@ uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count) {
     return value;
 }
 
+void Queue::runExclusive(const std::function<void(VkQueue)>& work) {
+    std::lock_guard<std::mutex> hardware(*m_hardware_lock);
+    work(m_queue);
+}
+
 void Queue::recycle(VkCommandBuffer cb, uint64_t last_use) {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_in_flight.emplace_back(last_use, cb);

@@ -9,6 +9,7 @@ namespace vkdispatch {
 namespace {
 
 std::atomic<int64_t> g_live_buffers{0};
+std::atomic<uint64_t> g_next_serial{1};
 
 constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
@@ -28,7 +29,8 @@ bool Buffer::Replica::directlyMapped() const noexcept {
            (storage.memory_flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 }
 
-Buffer::Buffer(Context& context, uint64_t size) : m_context(context), m_size(size) {
+Buffer::Buffer(Context& context, uint64_t size)
+    : m_context(context), m_size(size), m_serial(g_next_serial++) {
     if (size == 0) throw InvalidArgumentError("size: a buffer needs at least 1 byte, got 0");
     for (int q = 0; q < context.queueCount(); ++q) {
         Device& device = context.deviceOfQueue(q);

@@ -1,0 +1,170 @@
+"""The transforms of vd.vkfft: complex and real, 1-3 axes, in place in the buffer (or from a
+separate input buffer), recorded into a graph or run at once."""
+from __future__ import annotations
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.rfft_buffer import RFFTBuffer
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.execution_pipeline.buffer_copy import copy
+from vkdispatch.vkfft.vkfft_dispatcher import FFTConfig, _check_graph, execute_fft_plan
+from vkdispatch.vkfft.vkfft_plan import python_axes
+
+__all__ = ["fft", "fft2", "fft3", "ifft", "ifft2", "ifft3", "rfft", "rfft2", "rfft3", "irfft",
+           "irfft2", "irfft3"]
+
+
+def _complex_buffer(buffer, name: str) -> Buffer:
+    if not isinstance(buffer, Buffer):
+        raise InvalidTypeError(f"{name} must be a vd.Buffer, got {type(buffer).__name__}")
+    if buffer.var_type not in (dt.complex64, dt.complex128):
+        raise InvalidTypeError(f"{name}: VkFFT transforms complex64 or complex128 buffers, got "
+                               f"{buffer.var_type.name}")
+    return buffer
+
+
+def _axes(axis, ndim: int) -> tuple[int, ...]:
+    """Python axes from None (the last), an int or a sequence."""
+    return (ndim - 1,) if axis is None else tuple(python_axes(axis, ndim, "axis"))
+
+
+def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=None,
+        print_shader: bool = False, axis=None, inverse: bool = False,
+        normalize_inverse: bool = True, r2c: bool = False) -> None:
+    """Transforms ``buffer`` in place along ``axis`` (default the last; an int or a sequence).
+
+    With ``input_buffer`` the data are read from it and the result written to ``buffer``.
+    ``inverse`` runs the inverse, divided by the transformed lengths when ``normalize_inverse``.
+    ``r2c`` with ``buffer_shape`` (the real shape) makes a real transform of an RFFTBuffer.
+    Without ``graph`` it runs at once; with one it is recorded, ordered with the graph's other
+    calls.
+
+    Raises:
+        TypeError: a buffer that is not complex64/complex128.
+        ValueError: an axis out of range, a length or axis VkFFT cannot transform (VkFFT's
+            reason included), a buffer too small for ``buffer_shape``.
+    """
+    _complex_buffer(buffer, "buffer")
+    shape = tuple(buffer_shape) if buffer_shape is not None else buffer.shape
+    axes = _axes(axis, len(shape))
+    graph = _check_graph(graph)
+    input_shape = input_type = None
+    if input_buffer is not None:
+        _complex_buffer(input_buffer, "input_buffer")
+        if input_buffer.var_type is not buffer.var_type:
+            raise InvalidTypeError(f"input_buffer holds {input_buffer.var_type.name} but buffer "
+                                   f"holds {buffer.var_type.name}")
+        if inverse:
+            # VkFFT's inverse reads the buffer it writes: bring the input there first.
+            if input_buffer.shape != buffer.shape:
+                raise InvalidArgumentError(f"input_buffer: an inverse out of place needs the "
+                                           f"buffer's shape {buffer.shape}, got "
+                                           f"{input_buffer.shape}")
+            copy(buffer, input_buffer, graph=graph)
+            input_buffer = None
+        else:
+            input_shape, input_type = input_buffer.shape, input_buffer.var_type
+    config = FFTConfig(buffer._handle, shape, do_r2c=r2c, axes=axes,
+                       normalize=normalize_inverse, input_shape=input_shape,
+                       input_type=input_type, keep_shader_code=print_shader,
+                       fourier_type=buffer.var_type)
+    execute_fft_plan(buffer, inverse, config, input=input_buffer, graph=graph)
+
+
+def ifft(buffer: Buffer, graph=None, print_shader: bool = False, axis=None,
+         normalize: bool = True) -> None:
+    """The inverse of :func:`fft` in place (divided by the lengths when ``normalize``)."""
+    fft(buffer, graph=graph, print_shader=print_shader, axis=axis, inverse=True,
+        normalize_inverse=normalize)
+
+
+def _need_dims(buffer, at_least: int, exactly: bool = False) -> None:
+    ndim = len(getattr(buffer, "real_shape", None) or buffer.shape)
+    if exactly and ndim != at_least:
+        raise InvalidArgumentError(f"Buffer must have {at_least} dimensions (got shape "
+                                   f"{buffer.shape})")
+    if ndim < at_least:
+        raise InvalidArgumentError(f"Buffer must have at least {at_least} dimensions (got "
+                                   f"shape {buffer.shape})")
+
+
+def fft2(buffer: Buffer, graph=None, print_shader: bool = False) -> None:
+    """2-D transform over the last two axes."""
+    _need_dims(buffer, 2)
+    ndim = len(buffer.shape)
+    fft(buffer, graph=graph, print_shader=print_shader, axis=(ndim - 2, ndim - 1))
+
+
+def ifft2(buffer: Buffer, graph=None, print_shader: bool = False) -> None:
+    _need_dims(buffer, 2)
+    ndim = len(buffer.shape)
+    ifft(buffer, graph=graph, print_shader=print_shader, axis=(ndim - 2, ndim - 1))
+
+
+def fft3(buffer: Buffer, graph=None, print_shader: bool = False) -> None:
+    """3-D transform over axes (0, 1, 2)."""
+    _need_dims(buffer, 3)
+    fft(buffer, graph=graph, print_shader=print_shader, axis=(0, 1, 2))
+
+
+def ifft3(buffer: Buffer, graph=None, print_shader: bool = False) -> None:
+    _need_dims(buffer, 3, exactly=True)
+    ifft(buffer, graph=graph, print_shader=print_shader, axis=(0, 1, 2))
+
+
+def _real_buffer(buffer) -> RFFTBuffer:
+    if not isinstance(buffer, RFFTBuffer):
+        raise InvalidTypeError(f"buffer must be a vd.RFFTBuffer (real data in the padded "
+                               f"layout), got {type(buffer).__name__}")
+    return buffer
+
+
+def _real_axes(buffer: RFFTBuffer, axis) -> tuple[int, ...]:
+    ndim = len(buffer.real_shape)
+    axes = _axes(axis, ndim)
+    if ndim - 1 not in axes:
+        raise InvalidArgumentError(f"axis: a real transform runs along the last axis "
+                                   f"({ndim - 1}); {axes} does not include it")
+    return axes
+
+
+def rfft(buffer: RFFTBuffer, graph=None, print_shader: bool = False, axis=None) -> None:
+    """Real-to-complex transform of an RFFTBuffer in place (the last axis, plus any other
+    ``axis`` given, as complex transforms)."""
+    _real_buffer(buffer)
+    fft(buffer, buffer_shape=buffer.real_shape, graph=graph, print_shader=print_shader,
+        axis=_real_axes(buffer, axis), r2c=True)
+
+
+def irfft(buffer: RFFTBuffer, graph=None, print_shader: bool = False, normalize: bool = True,
+          axis=None) -> None:
+    """Complex-to-real inverse of :func:`rfft` in place."""
+    _real_buffer(buffer)
+    fft(buffer, buffer_shape=buffer.real_shape, graph=graph, print_shader=print_shader,
+        axis=_real_axes(buffer, axis), inverse=True, normalize_inverse=normalize, r2c=True)
+
+
+def rfft2(buffer: RFFTBuffer, graph=None, print_shader: bool = False) -> None:
+    _real_buffer(buffer)
+    _need_dims(buffer, 2)
+    ndim = len(buffer.real_shape)
+    rfft(buffer, graph=graph, print_shader=print_shader, axis=(ndim - 2, ndim - 1))
+
+
+def irfft2(buffer: RFFTBuffer, graph=None, print_shader: bool = False) -> None:
+    _real_buffer(buffer)
+    _need_dims(buffer, 2)
+    ndim = len(buffer.real_shape)
+    irfft(buffer, graph=graph, print_shader=print_shader, axis=(ndim - 2, ndim - 1))
+
+
+def rfft3(buffer: RFFTBuffer, graph=None, print_shader: bool = False) -> None:
+    _real_buffer(buffer)
+    _need_dims(buffer, 3, exactly=True)
+    rfft(buffer, graph=graph, print_shader=print_shader, axis=(0, 1, 2))
+
+
+def irfft3(buffer: RFFTBuffer, graph=None, print_shader: bool = False) -> None:
+    _real_buffer(buffer)
+    _need_dims(buffer, 3, exactly=True)
+    irfft(buffer, graph=graph, print_shader=print_shader, axis=(0, 1, 2))

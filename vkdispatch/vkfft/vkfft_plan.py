@@ -1,0 +1,173 @@
+"""VkFFTPlan: a VkFFT transform described in Python's terms (shape, axes, padding per axis),
+translated to VkFFT's (reversed dimensions, omitted ones batched over)."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.commands import FFTRun
+from vkdispatch.base.context import get_context
+from vkdispatch.base.fft_plan import FFTPlan
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+
+__all__ = ["VkFFTPlan"]
+
+def python_axes(axes, ndim: int, name: str = "axes") -> list[int]:
+    """The transformed Python axes (non-negative, sorted, unique) from an int or a sequence;
+    None means all. ``name`` is the argument named in errors."""
+    if axes is None:
+        return list(range(ndim))
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        axes = [axes]
+    chosen = set()
+    for axis in axes:
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise InvalidTypeError(f"{name}: each axis must be an int, got {axis!r}")
+        if not -ndim <= axis < ndim:
+            raise InvalidArgumentError(f"{name}: axis {axis} is out of range for a {ndim}-D "
+                                       f"shape (valid: {-ndim}..{ndim - 1})")
+        chosen.add(axis % ndim)
+    if not chosen:
+        raise InvalidArgumentError(f"{name}: at least one axis must be transformed, got none")
+    return sorted(chosen)
+
+
+def _check_shape(shape, name: str) -> tuple[int, ...]:
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    shape = tuple(shape)
+    if not 1 <= len(shape) <= 3:
+        raise InvalidArgumentError("Shape must be 1D, 2D, or 3D! "
+                                   f"({name} has {len(shape)} dimensions: {shape})")
+    for length in shape:
+        if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+            raise InvalidArgumentError(f"{name}: every length must be a positive int, got "
+                                       f"{shape}")
+    return shape
+
+
+def _padding_bounds(padding, shape: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """VkFFT's (left, right) zero-block bounds per VkFFT dimension."""
+    left, right = [0, 0, 0], [0, 0, 0]
+    if padding is None:
+        return left, right
+    padding = tuple(padding)
+    if len(padding) != len(shape):
+        raise InvalidArgumentError(f"padding: one (left, right) pair per axis of {shape}, got "
+                                   f"{len(padding)}")
+    for axis, bounds in enumerate(padding):
+        if bounds is None:
+            continue
+        low, high = bounds
+        if not 0 <= low <= high <= shape[axis]:
+            raise InvalidArgumentError(f"padding: ({low}, {high}) for axis {axis} must satisfy "
+                                       f"0 <= left <= right <= {shape[axis]}")
+        dimension = len(shape) - 1 - axis
+        left[dimension], right[dimension] = low, high
+    return left, right
+
+
+def _precision(fourier_type, context) -> bool:
+    """True for double precision; checks the dtype and the devices."""
+    if fourier_type is dt.complex64:
+        return False
+    if fourier_type is dt.complex128:
+        missing = [info.device_name for info in context.device_infos
+                   if not info.float_64_support]
+        if missing:
+            raise InvalidArgumentError(f"fourier_type: complex128 needs 64-bit floats, which "
+                                       f"{', '.join(missing)} does not support; use complex64")
+        return True
+    raise InvalidTypeError(f"fourier_type: VkFFT transforms complex64 or complex128 buffers, "
+                           f"got {getattr(fourier_type, 'name', fourier_type)!r}")
+
+
+class VkFFTPlan(FFTPlan):
+    """A VkFFT transform of ``shape`` (Python order) on every device of the current context.
+
+    Args:
+        shape: 1-3 lengths; the last axis is contiguous (VkFFT's first dimension).
+        do_r2c: a real transform along the last axis (in place, rows padded as in RFFTBuffer).
+        axes: the transformed axes (default all); VkFFT batches over the others.
+        normalize: inverse transforms divide by the product of the transformed lengths.
+        padding: per axis, None or a ``(left, right)`` block of zeros VkFFT does not read.
+        pad_frequency_domain: the zero block lies in the frequency domain.
+        kernel_count: > 0 makes a convolution plan multiplying by that many kernels.
+        input_shape, input_type: a separate input buffer of this shape and dtype (out of place).
+        kernel_convolution: the plan prepares a convolution kernel (forward transform).
+        conjugate_convolution: 1 conjugates the transformed sequence, 2 the kernel.
+        convolution_features: coordinates per element of a convolution (default 1).
+        num_batches: independent copies of the whole shape laid out one after another.
+        single_kernel_multiple_batches: accepted for compatibility (VkFFT 1.2 ignores it).
+        keep_shader_code: VkFFT prints each kernel it runs.
+        fourier_type: vd.complex64 (default) or vd.complex128 (devices with 64-bit floats).
+
+    Raises:
+        ValueError: a shape, axis, padding or size VkFFT cannot plan (VkFFT's reason included).
+        TypeError: a non-complex ``fourier_type``.
+    """
+
+    def __init__(self, shape: Sequence[int], do_r2c: bool = False, axes: Sequence[int] = None,
+                 normalize: bool = False, padding=None, pad_frequency_domain: bool = False,
+                 kernel_count: int = 0, input_shape: Sequence[int] = None,
+                 input_type: type[dt.dtype] = None, kernel_convolution: bool = False,
+                 conjugate_convolution: int = 0, convolution_features: int = 1,
+                 num_batches: int = 1, single_kernel_multiple_batches: bool = False,
+                 keep_shader_code: bool = False, fourier_type: type[dt.dtype] = dt.complex64):
+        context = get_context()
+        self.shape = _check_shape(shape, "shape")
+        self.do_r2c = bool(do_r2c)
+        self.axes = python_axes(axes, len(self.shape))
+        self.fourier_type = fourier_type
+        double = _precision(fourier_type, context)
+        ndim = len(self.shape)
+        if self.do_r2c and ndim - 1 not in self.axes:
+            raise InvalidArgumentError(f"axes: a real transform runs along the last axis "
+                                       f"({ndim - 1}), which {self.axes} does not include")
+        if num_batches < 1 or convolution_features < 0 or kernel_count < 0:
+            raise InvalidArgumentError(f"num_batches must be >= 1 and kernel_count, "
+                                       f"convolution_features >= 0; got {num_batches}, "
+                                       f"{kernel_count}, {convolution_features}")
+        left, right = _padding_bounds(padding, self.shape)
+        input_bytes = 0
+        if input_shape is not None:
+            input_bytes = math.prod(_check_shape(input_shape, "input_shape")) * \
+                (input_type or fourier_type).item_size
+        size = tuple(reversed(self.shape)) + (1,) * (3 - ndim)
+        omitted = tuple(ndim - 1 - d not in self.axes if d < ndim else False for d in range(3))
+        self.mem_size = fourier_type.item_size * math.prod(self.shape)
+        super().__init__(dict(
+            dimensions=ndim, size=size, omitted=omitted, batches=num_batches,
+            double_precision=double, r2c=self.do_r2c, normalize=bool(normalize),
+            pad_left=tuple(left), pad_right=tuple(right),
+            frequency_zeropadding=bool(pad_frequency_domain), kernel_count=kernel_count,
+            kernel_convolution=bool(kernel_convolution),
+            conjugate_convolution=int(conjugate_convolution),
+            coordinate_features=max(convolution_features, 1), input_bytes=input_bytes,
+            keep_shader_code=bool(keep_shader_code)))
+
+    def _check_buffer(self, buffer, name: str) -> None:
+        if buffer is None:
+            return
+        if not isinstance(buffer, Buffer):
+            raise InvalidTypeError(f"{name} must be a vd.Buffer, got {type(buffer).__name__}")
+        if buffer.context is not self.context:
+            raise InvalidArgumentError(f"{name} belongs to another context than the plan")
+
+    def record(self, graph, buffer: Buffer, inverse: bool = False, kernel: Buffer = None,
+               input: Buffer = None) -> None:
+        """Records the transform of ``buffer`` into ``graph`` (submitted at once by an
+        immediate graph): forward, or inverse when ``inverse``."""
+        for name, value in (("buffer", buffer), ("kernel", kernel), ("input", input)):
+            self._check_buffer(value, name)
+        if self.destroyed:
+            raise self.unusable_error("this VkFFTPlan")
+        graph.record_command(FFTRun(self, buffer, 1 if inverse else -1, input, kernel))
+
+    def record_forward(self, graph, buffer: Buffer) -> None:
+        self.record(graph, buffer, False)
+
+    def record_inverse(self, graph, buffer: Buffer) -> None:
+        self.record(graph, buffer, True)

@@ -1,0 +1,198 @@
+// The VkFFT stage: plans against a float64 DFT, commands in lists with other commands, one plan
+// on several buffers, kernels reloaded from a saved binary, and errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+
+#include "compute_helpers.hpp"
+#include "vkdispatch/buffer_commands.hpp"
+#include "vkdispatch/command_list.hpp"
+#include "vkdispatch/context.hpp"
+#include "vkdispatch/errors.hpp"
+#include "vkdispatch/fft_command.hpp"
+#include "vkdispatch/fft_plan.hpp"
+
+using namespace vkdispatch;
+using test::context;
+using test::download;
+using test::upload;
+
+namespace {
+
+using Complex = std::complex<double>;
+
+std::vector<float> randomComplex(size_t count, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    std::vector<float> out(2 * count);
+    for (auto& v : out) v = normal(rng);
+    return out;
+}
+
+// Batched 1-D DFT of interleaved float pairs, in double precision.
+std::vector<Complex> dft(const std::vector<float>& data, size_t n, int sign) {
+    const size_t batches = data.size() / (2 * n);
+    std::vector<Complex> out(batches * n);
+    const double pi = std::acos(-1.0);
+    for (size_t b = 0; b < batches; ++b)
+        for (size_t k = 0; k < n; ++k) {
+            Complex sum = 0;
+            for (size_t j = 0; j < n; ++j) {
+                const Complex x(data[2 * (b * n + j)], data[2 * (b * n + j) + 1]);
+                sum += x * std::polar(1.0, sign * 2 * pi * double(j * k % n) / double(n));
+            }
+            out[b * n + k] = sum;
+        }
+    return out;
+}
+
+double relativeError(const std::vector<float>& got, const std::vector<Complex>& want) {
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+        diff += std::norm(Complex(got[2 * i], got[2 * i + 1]) - want[i]);
+        norm += std::norm(want[i]);
+    }
+    return std::sqrt(diff / norm);
+}
+
+VkfftGeometry lines(uint64_t n, uint64_t count) {
+    VkfftGeometry g;
+    g.dimensions = 2;
+    g.size = {n, count, 1};
+    g.omitted = {false, true, false};
+    return g;
+}
+
+uint64_t runList(CommandList& list) {
+    const uint64_t value = list.submit(nullptr, 0, 1, 0, nullptr, nullptr, 0);
+    context().queue(0).wait(value);
+    return value;
+}
+
+}  // namespace
+
+TEST(FftStage, BatchedLinesMatchADft) {
+    VKD_REQUIRE_DEVICE();
+    for (uint64_t n : {8, 12, 7 * 5, 11 * 13, 1024}) {
+        const uint64_t count = 6;
+        FftPlan plan(context(), lines(n, count), {});
+        Buffer buffer(context(), n * count * 8);
+        const auto data = randomComplex(n * count, unsigned(n));
+        upload(buffer, data);
+        CommandList list(context());
+        list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
+        runList(list);
+        const double error =
+            relativeError(download<float>(buffer, 2 * n * count), dft(data, n, -1));
+        EXPECT_LT(error, 1e-6 * std::log2(double(n)) + 1e-6) << "n = " << n;
+    }
+}
+
+TEST(FftStage, NormalisedInverseUndoesTheForwardInOneList) {
+    VKD_REQUIRE_DEVICE();
+    VkfftGeometry g = lines(48, 5);
+    g.normalize = true;
+    FftPlan plan(context(), g, {});
+    Buffer buffer(context(), 48 * 5 * 8);
+    const auto data = randomComplex(48 * 5, 3);
+    upload(buffer, data);
+    CommandList list(context());
+    list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
+    list.record(std::make_unique<FftCommand>(plan, buffer, 1, nullptr, nullptr));
+    runList(list);
+    const auto got = download<float>(buffer, data.size());
+    for (size_t i = 0; i < data.size(); ++i) EXPECT_NEAR(got[i], data[i], 1e-5) << i;
+}
+
+TEST(FftStage, OnePlanTransformsSeveralBuffersOfOneList) {
+    VKD_REQUIRE_DEVICE();
+    FftPlan plan(context(), lines(64, 3), {});
+    std::vector<std::unique_ptr<Buffer>> buffers;
+    std::vector<std::vector<float>> inputs;
+    CommandList list(context());
+    // More buffers than the plan remembers: the first bindings live on in their commands.
+    for (unsigned i = 0; i < FftPlan::kRememberedBindings + 2; ++i) {
+        buffers.push_back(std::make_unique<Buffer>(context(), 64 * 3 * 8));
+        inputs.push_back(randomComplex(64 * 3, 10 + i));
+        upload(*buffers.back(), inputs.back());
+        list.record(std::make_unique<FftCommand>(plan, *buffers.back(), -1, nullptr, nullptr));
+    }
+    runList(list);
+    runList(list);  // a kept recording, replayed: each buffer transformed twice
+    for (size_t i = 0; i < buffers.size(); ++i) {
+        std::vector<float> once(inputs[i].size());
+        const auto first = dft(inputs[i], 64, -1);
+        for (size_t k = 0; k < first.size(); ++k) {
+            once[2 * k] = float(first[k].real());
+            once[2 * k + 1] = float(first[k].imag());
+        }
+        EXPECT_LT(relativeError(download<float>(*buffers[i], once.size()), dft(once, 64, -1)),
+                  1e-5)
+            << "buffer " << i;
+    }
+}
+
+TEST(FftStage, OrdersAgainstCopiesOfTheSameList) {
+    VKD_REQUIRE_DEVICE();
+    FftPlan plan(context(), lines(32, 4), {});
+    Buffer source(context(), 32 * 4 * 8), work(context(), 32 * 4 * 8), result(context(), 32 * 4 * 8);
+    const auto data = randomComplex(32 * 4, 21);
+    upload(source, data);
+    CommandList list(context());
+    list.record(std::make_unique<CopyBufferCommand>(context(), work, source, 0, 0, 32 * 4 * 8));
+    list.record(std::make_unique<FftCommand>(plan, work, -1, nullptr, nullptr));
+    list.record(std::make_unique<CopyBufferCommand>(context(), result, work, 0, 0, 32 * 4 * 8));
+    runList(list);
+    EXPECT_LT(relativeError(download<float>(result, data.size()), dft(data, 32, -1)), 1e-5);
+}
+
+TEST(FftStage, ASavedBinaryBuildsTheSameTransform) {
+    VKD_REQUIRE_DEVICE();
+    std::vector<std::vector<uint32_t>> binaries;
+    {
+        FftPlan first(context(), lines(60, 2), {});
+        binaries = first.binaries();
+    }
+    ASSERT_EQ(binaries.size(), context().devices().size());
+    ASSERT_FALSE(binaries[0].empty());
+    FftPlan plan(context(), lines(60, 2), binaries);
+    Buffer buffer(context(), 60 * 2 * 8);
+    const auto data = randomComplex(60 * 2, 4);
+    upload(buffer, data);
+    CommandList list(context());
+    list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
+    runList(list);
+    EXPECT_LT(relativeError(download<float>(buffer, data.size()), dft(data, 60, -1)), 1e-5);
+}
+
+TEST(FftStage, BadGeometriesAndCommandsThrowNamingTheArgument) {
+    VKD_REQUIRE_DEVICE();
+    VkfftGeometry four = lines(8, 2);
+    four.dimensions = 4;
+    EXPECT_THROW(FftPlan(context(), four, {}), InvalidArgumentError);
+    VkfftGeometry all_omitted = lines(8, 2);
+    all_omitted.omitted = {true, true, true};
+    EXPECT_THROW(FftPlan(context(), all_omitted, {}), InvalidArgumentError);
+
+    FftPlan plan(context(), lines(16, 2), {});
+    Buffer small(context(), 16 * 8), right(context(), 16 * 2 * 8);
+    try {
+        FftCommand(plan, small, -1, nullptr, nullptr);
+        FAIL() << "a small buffer was accepted";
+    } catch (const InvalidArgumentError& e) {
+        EXPECT_NE(std::string(e.what()).find("buffer"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(FftCommand(plan, right, 0, nullptr, nullptr), InvalidArgumentError);
+    EXPECT_THROW(FftCommand(plan, right, -1, &small, nullptr), InvalidArgumentError);
+}
+
+TEST(FftStage, ResultNamesAreVkFFTs) {
+    EXPECT_EQ(vkfftResultName(3001), "VKFFT_ERROR_UNSUPPORTED_RADIX");
+    EXPECT_EQ(vkfftResultName(0), "VKFFT_SUCCESS");
+    const VkfftError error(4014, "building a VkFFT plan");
+    EXPECT_NE(std::string(error.what()).find("VKFFT_ERROR_FAILED_SHADER_PARSE"),
+              std::string::npos);
+    EXPECT_GE(vkfftVersion(), 10226);
+}
