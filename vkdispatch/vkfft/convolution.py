@@ -1,15 +1,70 @@
 """Batched 2-D circular convolution inside one VkFFT application: forward transform, product
-with a kernel spectrum prepared by :func:`transpose_kernel2D`, inverse transform."""
+with a kernel spectrum prepared by :func:`transpose_kernel2D`, inverse transform.
+
+Two defects of VkFFT 1.2.26's convolutions are worked around here (and tested):
+* with several batches (numberBatches > 1) every image after the first comes out wrong, so the
+  images are convolved by a single-image plan run once per image at byte offsets (``runs``;
+  still one command);
+* without normalisation the result is scaled by the width W only (the fused inner transform
+  always normalises by H), so an unnormalised convolution is followed by a pass multiplying
+  by H, giving the H * W of an unnormalised inverse.
+"""
 from __future__ import annotations
 
+import struct
 from typing import Optional, Tuple
 
+from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.compute_plan import ComputePlan
+from vkdispatch.base.context import Context
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.vkfft.functions import _complex_buffer
-from vkdispatch.vkfft.vkfft_dispatcher import FFTConfig, execute_fft_plan, sanitize_input_tuple
+from vkdispatch.vkfft.vkfft_dispatcher import (FFTConfig, _check_graph, execute_fft_plan,
+                                               sanitize_input_tuple)
 
 __all__ = ["convolve2D", "transpose_kernel2D"]
+
+_LOCAL_SIZE = 256
+_SCALE_KERNEL = """#version 450
+{extension}
+layout(local_size_x = {local_size}) in;
+layout(set = 0, binding = 0) buffer Data {{ {scalar} values[]; }};
+layout(push_constant) uniform Scale {{ uint count; float factor; }} scale;
+void main() {{
+    uint stride = gl_NumWorkGroups.x * {local_size}u;
+    for (uint i = gl_GlobalInvocationID.x; i < scale.count; i += stride)
+        values[i] *= {scalar}(scale.factor);
+}}
+"""
+
+
+class _ScaleKey:
+    """The key of the scaling kernels in ``Context.derived``."""
+
+
+_SCALE = _ScaleKey()
+
+
+def _scale_kernel(context: Context, scalar: str) -> ComputePlan:
+    kernels = context.derived.setdefault(_SCALE, {})
+    plan = kernels.get(scalar)
+    if plan is None or plan.destroyed:
+        extension = "#extension GL_ARB_gpu_shader_fp64 : require" if scalar == "double" else ""
+        source = _SCALE_KERNEL.format(extension=extension, local_size=_LOCAL_SIZE,
+                                      scalar=scalar)
+        with context:
+            plan = kernels[scalar] = ComputePlan(source, [1], 8, f"vd_vkfft_scale_{scalar}")
+    return plan
+
+
+def _record_scale(graph, buffer: Buffer, factor: float) -> None:
+    """Multiplies every scalar of ``buffer`` by ``factor``."""
+    scalar = "double" if buffer.var_type is dt.complex128 else "float"
+    count = 2 * buffer.size
+    groups = min(-(-count // _LOCAL_SIZE), graph.context.max_workgroup_count[0])
+    graph.record_dispatch(_scale_kernel(graph.context, scalar), None, (groups, 1, 1), (buffer,),
+                          ((0, True, True),), b"", struct.pack("<If", count, factor))
 
 
 def _batched_shape(shape, name: str) -> tuple[int, int, int]:
@@ -41,8 +96,10 @@ def convolve2D(buffer: Buffer, kernel: Buffer, normalize: bool = False,
     the matching image of ``kernel`` (same shape, prepared by :func:`transpose_kernel2D`), in
     place. With ``normalize`` the result is ``ifft2(fft2(x) * fft2(k))``; without, it is that
     times H * W. ``conjugate_kernel`` multiplies by the kernel's conjugate spectrum (a
-    correlation). ``padding``: per (H, W) axis None or a ``(left, right)`` block VkFFT treats as
-    zeros without reading it.
+    correlation). ``padding``: per (H, W) axis None or a ``(left, right)`` block of rows or
+    columns VkFFT treats as zeros without reading them; the result is valid outside the block
+    (inside it VkFFT leaves rows unwritten and writes meaningless columns), as for a padded
+    convolution whose padding is cut off afterwards.
 
     Raises:
         TypeError: a buffer that is not complex64/complex128, or dtypes that differ.
@@ -57,9 +114,12 @@ def convolve2D(buffer: Buffer, kernel: Buffer, normalize: bool = False,
     if _batched_shape(kernel.shape, "kernel") != (batches, height, width):
         raise InvalidArgumentError(f"kernel: shape {kernel.shape} must match the buffer's "
                                    f"{buffer.shape} (one prepared kernel per image)")
+    graph = _check_graph(graph)
     config = FFTConfig(buffer._handle, (height, width), normalize=bool(normalize),
                        padding=sanitize_input_tuple(padding), kernel_count=1,
-                       conjugate_convolution=bool(conjugate_kernel), convolution_features=1,
-                       num_batches=batches, keep_shader_code=keep_shader_code,
-                       fourier_type=buffer.var_type)
+                       conjugate_convolution=2 if conjugate_kernel else 0, convolution_features=1,
+                       keep_shader_code=keep_shader_code, fourier_type=buffer.var_type,
+                       runs=batches)
     execute_fft_plan(buffer, False, config, kernel=kernel, graph=graph)
+    if not normalize and height > 1:
+        _record_scale(graph, buffer, float(height))

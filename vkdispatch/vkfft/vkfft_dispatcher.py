@@ -63,19 +63,20 @@ class FFTConfig:
     single_kernel_multiple_batches: bool = False
     keep_shader_code: bool = False
     fourier_type: type = dt.complex64
+    runs: int = 1
 
 
 def get_fft_plan(shape, do_r2c=False, axes=None, normalize=False, padding=None,
                  pad_frequency_domain=False, kernel_count=0, input_shape=None, input_type=None,
                  kernel_convolution=False, conjugate_convolution=False, convolution_features=1,
-                 num_batches=1, keep_shader_code=False,
-                 fourier_type=dt.complex64) -> VkFFTPlan:
+                 num_batches=1, keep_shader_code=False, fourier_type=dt.complex64,
+                 runs=1) -> VkFFTPlan:
     """The current context's plan for these parameters, built on first use."""
     key = (sanitize_input_tuple(shape), bool(do_r2c), sanitize_input_tuple(axes),
            bool(normalize), sanitize_input_tuple(padding), bool(pad_frequency_domain),
            kernel_count, sanitize_input_tuple(input_shape), input_type,
            bool(kernel_convolution), int(conjugate_convolution), convolution_features,
-           num_batches, bool(keep_shader_code), fourier_type)
+           num_batches, bool(keep_shader_code), fourier_type, runs)
     context = get_context()
     with _lock:
         plans = context.derived.setdefault(_PLANS, {})
@@ -87,7 +88,8 @@ def get_fft_plan(shape, do_r2c=False, axes=None, normalize=False, padding=None,
                          kernel_convolution=kernel_convolution,
                          conjugate_convolution=int(conjugate_convolution),
                          convolution_features=convolution_features, num_batches=num_batches,
-                         keep_shader_code=keep_shader_code, fourier_type=fourier_type)
+                         keep_shader_code=keep_shader_code, fourier_type=fourier_type,
+                         runs=runs)
         with _lock:
             plans[key] = plan
     return plan
@@ -111,7 +113,7 @@ def _check_graph(graph) -> CommandGraph:
 
 def execute_fft_plan(buffer: Buffer, inverse: bool, config: FFTConfig, kernel: Buffer = None,
                      input: Buffer = None, graph: CommandGraph = None) -> None:
-    """Fetches the plan of ``config`` and records one run of it (submitted at once by an
+    """Fetches the plan of ``config`` and records a run of it (submitted at once by an
     immediate graph)."""
     graph = _check_graph(graph)
     plan = get_fft_plan(config.shape, do_r2c=config.do_r2c, axes=config.axes,
@@ -124,7 +126,8 @@ def execute_fft_plan(buffer: Buffer, inverse: bool, config: FFTConfig, kernel: B
                         convolution_features=config.convolution_features,
                         num_batches=config.num_batches,
                         keep_shader_code=config.keep_shader_code,
-                        fourier_type=config.fourier_type)
+                        fourier_type=config.fourier_type,
+                        runs=config.runs)
     if buffer.mem_size < plan.buffer_bytes:
         raise InvalidArgumentError(f"buffer: the transform of shape {config.shape} works on "
                                    f"{plan.buffer_bytes} bytes; the buffer has "

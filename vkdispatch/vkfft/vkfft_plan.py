@@ -102,6 +102,9 @@ class VkFFTPlan(FFTPlan):
         num_batches: independent copies of the whole shape laid out one after another.
         single_kernel_multiple_batches: accepted for compatibility (VkFFT 1.2 ignores it).
         keep_shader_code: VkFFT prints each kernel it runs.
+        runs: the transform repeated over this many consecutive blocks of its buffers, each
+            block what one run uses (how convolve2D batches images: VkFFT 1.2.26's convolutions
+            go wrong with ``num_batches`` > 1).
         fourier_type: vd.complex64 (default) or vd.complex128 (devices with 64-bit floats).
 
     Raises:
@@ -115,7 +118,8 @@ class VkFFTPlan(FFTPlan):
                  input_type: type[dt.dtype] = None, kernel_convolution: bool = False,
                  conjugate_convolution: int = 0, convolution_features: int = 1,
                  num_batches: int = 1, single_kernel_multiple_batches: bool = False,
-                 keep_shader_code: bool = False, fourier_type: type[dt.dtype] = dt.complex64):
+                 keep_shader_code: bool = False, fourier_type: type[dt.dtype] = dt.complex64,
+                 runs: int = 1):
         context = get_context()
         self.shape = _check_shape(shape, "shape")
         self.do_r2c = bool(do_r2c)
@@ -126,9 +130,9 @@ class VkFFTPlan(FFTPlan):
         if self.do_r2c and ndim - 1 not in self.axes:
             raise InvalidArgumentError(f"axes: a real transform runs along the last axis "
                                        f"({ndim - 1}), which {self.axes} does not include")
-        if num_batches < 1 or convolution_features < 0 or kernel_count < 0:
-            raise InvalidArgumentError(f"num_batches must be >= 1 and kernel_count, "
-                                       f"convolution_features >= 0; got {num_batches}, "
+        if num_batches < 1 or runs < 1 or convolution_features < 0 or kernel_count < 0:
+            raise InvalidArgumentError(f"num_batches and runs must be >= 1, kernel_count and "
+                                       f"convolution_features >= 0; got {num_batches}, {runs}, "
                                        f"{kernel_count}, {convolution_features}")
         left, right = _padding_bounds(padding, self.shape)
         input_bytes = 0
@@ -146,7 +150,7 @@ class VkFFTPlan(FFTPlan):
             kernel_convolution=bool(kernel_convolution),
             conjugate_convolution=int(conjugate_convolution),
             coordinate_features=max(convolution_features, 1), input_bytes=input_bytes,
-            keep_shader_code=bool(keep_shader_code)))
+            keep_shader_code=bool(keep_shader_code), runs=runs))
 
     def _check_buffer(self, buffer, name: str) -> None:
         if buffer is None:

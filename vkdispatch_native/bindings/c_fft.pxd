@@ -37,6 +37,7 @@ cdef extern from "vkdispatch/vkfft_application.hpp" namespace "vkdispatch" nogil
         uint32_t coordinate_features
         uint64_t input_bytes
         bool keep_shader_code
+        uint32_t runs
         uint64_t bufferBytes()
         uint64_t kernelBytes()
 

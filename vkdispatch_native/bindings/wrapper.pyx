@@ -474,7 +474,7 @@ cdef class NativeFftPlan:
                   bint frequency_zeropadding=False, uint32_t kernel_count=0,
                   bint kernel_convolution=False, uint32_t conjugate_convolution=0,
                   uint32_t coordinate_features=1, uint64_t input_bytes=0,
-                  bint keep_shader_code=False, list binaries=None):
+                  bint keep_shader_code=False, uint32_t runs=1, list binaries=None):
         cdef rt.Context* native_ctx = _open_context(ctx, self)
         cdef ff.VkfftGeometry g
         cdef vector[vector[uint32_t]] words
@@ -496,6 +496,7 @@ cdef class NativeFftPlan:
         g.coordinate_features = coordinate_features
         g.input_bytes = input_bytes
         g.keep_shader_code = keep_shader_code
+        g.runs = runs
         for blob in binaries or ():
             words.push_back(_words_of(blob))
         self.context = ctx
@@ -510,14 +511,15 @@ cdef class NativeFftPlan:
 
     @property
     def buffer_bytes(self):
-        """Bytes of the data buffer the transform works on."""
+        """Bytes of the data buffer the transform works on (every run)."""
         self._check_open()
-        return self.ptr.get().geometry().bufferBytes()
+        return self.ptr.get().geometry().runs * self.ptr.get().geometry().bufferBytes()
 
     @property
     def kernel_bytes(self):
+        """Bytes of the kernel a convolution reads (every run; 0 for other plans)."""
         self._check_open()
-        return self.ptr.get().geometry().kernelBytes()
+        return self.ptr.get().geometry().runs * self.ptr.get().geometry().kernelBytes()
 
     def binaries(self):
         """The kernels of each device (``bytes``), to pass to a later plan."""

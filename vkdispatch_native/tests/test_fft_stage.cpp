@@ -196,3 +196,19 @@ TEST(FftStage, ResultNamesAreVkFFTs) {
               std::string::npos);
     EXPECT_GE(vkfftVersion(), 10226);
 }
+
+TEST(FftStage, RunsTransformConsecutiveBlocks) {
+    VKD_REQUIRE_DEVICE();
+    VkfftGeometry g = lines(40, 2);
+    g.runs = 3;  // 3 blocks of 2 lines: the same as 6 lines
+    FftPlan plan(context(), g, {});
+    Buffer buffer(context(), 40 * 6 * 8);
+    const auto data = randomComplex(40 * 6, 8);
+    upload(buffer, data);
+    CommandList list(context());
+    list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
+    runList(list);
+    EXPECT_LT(relativeError(download<float>(buffer, data.size()), dft(data, 40, -1)), 1e-5);
+    Buffer short_of_one_run(context(), 40 * 5 * 8);
+    EXPECT_THROW(FftCommand(plan, short_of_one_run, -1, nullptr, nullptr), InvalidArgumentError);
+}

@@ -20,7 +20,7 @@ public:
     /// `direction`: -1 forward, 1 inverse. The buffers must stay alive while the command exists
     /// and until submitted work has finished (the plan need not). Throws InvalidArgumentError
     /// naming the argument for a direction other than -1/1, a buffer of another context or one
-    /// smaller than the plan's geometry needs, an input buffer given to a plan without one (or
+    /// smaller than the plan's runs need, an input buffer given to a plan without one (or
     /// missing where the plan has one), a kernel likewise.
     FftCommand(FftPlan& plan, Buffer& buffer, int direction, Buffer* input, Buffer* kernel);
 

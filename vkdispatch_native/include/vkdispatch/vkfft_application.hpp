@@ -44,12 +44,16 @@ struct VkfftGeometry {
     uint32_t coordinate_features = 1;
     uint64_t input_bytes = 0;  // > 0: read from a separate input buffer of this size
     bool keep_shader_code = false;
+    // The transform repeated over `runs` consecutive blocks of its buffers (each block what one
+    // run uses), each run at byte offsets VkFFT takes as push constants: batches for
+    // convolutions, which VkFFT 1.2.26 gets wrong with numberBatches > 1.
+    uint32_t runs = 1;
 
     /// Bytes of one complex element.
     uint64_t complexBytes() const noexcept { return precision == FftPrecision::Double ? 16 : 8; }
-    /// Bytes of the (in-place) data buffer VkFFT works on.
+    /// Bytes of the (in-place) data buffer one run works on.
     uint64_t bufferBytes() const noexcept;
-    /// Bytes of the kernel buffer of a convolution (0 without one).
+    /// Bytes of the kernel buffer one run of a convolution reads (0 without one).
     uint64_t kernelBytes() const noexcept;
     /// Throws InvalidArgumentError naming the field when the geometry cannot be planned.
     void check() const;
@@ -94,10 +98,10 @@ public:
     /// Binds the application to its buffers, once, before the first append(). Throws
     /// std::logic_error when called twice.
     void bind(const VkfftBuffers& buffers);
-    /// Records the transform into `cb` (the application may be used on any queue of its
-    /// device): direction -1 forward, 1 inverse. VkFFT binds pipelines and descriptor sets of
-    /// its own and puts compute barriers between its dispatches. Throws std::logic_error before
-    /// bind(), VkfftError when VkFFT fails.
+    /// Records every run of the transform into `cb` (the application may be used on any queue
+    /// of its device): direction -1 forward, 1 inverse. VkFFT binds pipelines and descriptor
+    /// sets of its own and puts compute barriers between its dispatches. Throws
+    /// std::logic_error before bind(), VkfftError when VkFFT fails.
     void append(VkCommandBuffer cb, int direction);
 
     struct State;  // VkFFT's structures, known only to the .cpp

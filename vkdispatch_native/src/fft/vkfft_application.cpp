@@ -310,6 +310,7 @@ void VkfftGeometry::check() const {
     if (omitted[0] && omitted[1] && omitted[2])
         throw InvalidArgumentError("axes: at least one axis must be transformed");
     if (batches == 0) throw InvalidArgumentError("batches: must be >= 1, got 0");
+    if (runs == 0) throw InvalidArgumentError("runs: must be >= 1, got 0");
     if (product(size) == 0) throw InvalidArgumentError("size: empty transform");
 }
 
@@ -320,7 +321,8 @@ struct VkfftApplication::State {
     VkCommandPool pool = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
     UniqueCommandPool pool_owner;
-    uint64_t buffer_bytes = 0, input_bytes = 0, kernel_bytes = 0;
+    uint32_t runs = 1;
+    uint64_t buffer_bytes = 0, input_bytes = 0, kernel_bytes = 0;  // of every run together
     // VkFFT keeps pointers to its buffer handles and rewrites its descriptor sets only when an
     // append passes other pointers: the plan is built pointing at `unbound` (null handles, so
     // nothing is written), and every append passes `bound`.
@@ -365,6 +367,7 @@ void describeTransform(VkFFTConfiguration& c, const VkfftGeometry& g) {
     c.coordinateFeatures = g.coordinate_features;
     c.kernelConvolution = g.kernel_convolution ? 1 : 0;
     c.keepShaderCode = g.keep_shader_code ? 1 : 0;
+    c.specifyOffsetsAtLaunch = g.runs > 1 ? 1 : 0;
 }
 
 void describeResources(VkFFTConfiguration& c, const VkfftGeometry& g,
@@ -406,9 +409,10 @@ VkfftApplication::VkfftApplication(Device& device, Queue& queue, const VkfftGeom
     s.physical = device.physical();
     s.device = device.handle();
     s.loaded = binary;
-    s.buffer_bytes = geometry.bufferBytes();
-    s.input_bytes = geometry.input_bytes;
-    s.kernel_bytes = geometry.kernelBytes();
+    s.runs = geometry.runs;
+    s.buffer_bytes = geometry.runs * geometry.bufferBytes();
+    s.input_bytes = geometry.runs * geometry.input_bytes;
+    s.kernel_bytes = geometry.runs * geometry.kernelBytes();
     createSubmitObjects(s, queue.family());
 
     VkFFTConfiguration c = {};
@@ -450,8 +454,13 @@ void VkfftApplication::append(VkCommandBuffer cb, int direction) {
     params.buffer = &s.bound.buffer;
     if (s.input_bytes > 0) params.inputBuffer = &s.bound.input;
     if (s.kernel_bytes > 0) params.kernel = &s.bound.kernel;
-    const VkFFTResult result = VkFFTAppend(&s.app, direction, &params);
-    if (result != VKFFT_SUCCESS) throwFor(result, "recording a VkFFT transform");
+    for (uint32_t run = 0; run < s.runs; ++run) {
+        params.bufferOffset = run * (s.buffer_bytes / s.runs);
+        params.inputBufferOffset = run * (s.input_bytes / s.runs);
+        params.kernelOffset = run * (s.kernel_bytes / s.runs);
+        const VkFFTResult result = VkFFTAppend(&s.app, direction, &params);
+        if (result != VKFFT_SUCCESS) throwFor(result, "recording a VkFFT transform");
+    }
 }
 
 }  // namespace vkdispatch
