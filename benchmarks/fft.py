@@ -9,6 +9,10 @@ which take several passes), with batch = --mib MiB / (8 N bytes); then batched 2
 are amortised; one untimed submission precedes each timed one. GB/s = 2 x bytes / time per
 transform: the array read once and written once, the least any FFT must move.
 
+The FFT tables and the 2-D convolution table also time VkFFT through ``vd.vkfft`` (same
+graph replays, its own buffer): ``vkfft GB/s`` (or ms), ``vkfft/torch`` = torch's time / VkFFT's
+(target on an H100: at least 0.95 at every N = 8..4096, none under 0.8), and its error.
+
 References measured in the same run, each in turn with ours (every figure is the median of
 --repeats interleaved measurements; hosts drift within a minute):
 
@@ -85,23 +89,27 @@ class Op:
     it with ``fft`` = np.fft, torch.fft or cupy.fft (``out=`` only from numpy);
     ``ours(buffer, kernel, graph)`` records ours in a graph, in place; ``moved``: arrays a
     one-pass pipeline reads or writes (GB/s = moved x bytes / time); ``kernel``: it takes a
-    spectrum shaped like x."""
+    spectrum shaped like x; ``vkfft(buffer, kernel, graph)`` records the same with vd.vkfft
+    (None: no VkFFT column)."""
     name: str
     title: str
     math: Callable
     ours: Callable
     moved: int = 2
     kernel: bool = False
+    vkfft: Optional[Callable] = None
 
 
 CONV_TITLE = "(vd.fft.{}), ms and effective GB/s = 3 x bytes / time"
 OPS = {op.name: op for op in (
     Op("fft", "Batched 1-D C2C complex64 FFT along the last axis (vd.fft.fft), GB/s",
        lambda fft, x, k, **out: fft.fft(x, **out),
-       lambda buffer, kernel, graph: vd.fft.fft(buffer, graph=graph)),
+       lambda buffer, kernel, graph: vd.fft.fft(buffer, graph=graph),
+       vkfft=lambda buffer, kernel, graph: vd.vkfft.fft(buffer, graph=graph)),
     Op("fft2", "Batched 2-D C2C complex64 FFT, N x N (vd.fft.fft2), GB/s",
        lambda fft, x, k, **out: fft.fft2(x, **out),
-       lambda buffer, kernel, graph: vd.fft.fft2(buffer, graph=graph)),
+       lambda buffer, kernel, graph: vd.fft.fft2(buffer, graph=graph),
+       vkfft=lambda buffer, kernel, graph: vd.vkfft.fft2(buffer, graph=graph)),
     Op("convolve", "Batched 1-D convolution ifft(fft(x) * conj(k)) along the last axis "
        + CONV_TITLE.format("convolve"),
        lambda fft, x, k, **out: fft.ifft(fft.fft(x) * k.conj(), **out),
@@ -111,7 +119,9 @@ OPS = {op.name: op for op in (
        + CONV_TITLE.format("convolve2D"),
        lambda fft, x, k, **out: fft.ifft2(fft.fft2(x) * k.conj(), **out),
        lambda buffer, kernel, graph: vd.fft.convolve2D(buffer, kernel, graph=graph),
-       moved=3, kernel=True),
+       moved=3, kernel=True,
+       vkfft=lambda buffer, kernel, graph: vd.vkfft.convolve2D(
+           buffer, kernel, normalize=True, conjugate_kernel=True, graph=graph)),
 )}
 
 
@@ -320,14 +330,26 @@ def measure_row(host: np.ndarray, kernel: Optional[np.ndarray], op: Op, args, li
     ``reason``: why ours is None."""
     nbytes, count = host.nbytes, host.size
     replays = max(args.replays, -(-args.total_mib * 2**20 // nbytes))
-    row: dict = {"reason": None, "error": None, "ours": None, "bytes": nbytes}
-    buffers = [vd.Buffer(host.shape, vd.complex64) for _ in range(1 + op.kernel)]
-    for buffer, data in zip(buffers, (host, kernel)):
+    row: dict = {"reason": None, "error": None, "ours": None, "bytes": nbytes, "vkfft": None,
+                 "vkfft error": None}
+    buffers = [vd.Buffer(host.shape, vd.complex64) for _ in range(2 + op.kernel)]
+    for buffer, data in zip(buffers, (host, kernel) if op.kernel else (host,)):
         buffer.write(data)
+    kernel_buffer = buffers[1] if op.kernel else None
+    vkfft_buffer = buffers[-1]
     src, dst = copies.get(count)
     timers = {"copy": GraphTimer(lambda g: vd.copy(dst, src, graph=g), replays)}
+    vkfft_kernel = None
+    if op.vkfft is not None and op.kernel:
+        # VkFFT multiplies by kernels in its own layout: the spectrum of ifft2(K), prepared once.
+        vkfft_kernel = vd.asbuffer(np.fft.ifft2(kernel).astype(np.complex64))
+        vd.vkfft.transpose_kernel2D(vkfft_kernel)
+        buffers.append(vkfft_kernel)
+    if op.vkfft is not None:
+        vkfft_buffer.write(host)
+        timers["vkfft"] = GraphTimer(lambda g: op.vkfft(vkfft_buffer, vkfft_kernel, g), replays)
+        timers["vkfft"].run_once()  # builds the plan
     try:
-        kernel_buffer = buffers[1] if op.kernel else None
         timers["ours"] = GraphTimer(lambda g: op.ours(buffers[0], kernel_buffer, g), replays)
         timers["ours"].run_once()  # builds the kernels; a size can be refused here too
     except ValueError as error:
@@ -352,6 +374,10 @@ def measure_row(host: np.ndarray, kernel: Optional[np.ndarray], op: Op, args, li
         buffers[0].write(host)  # fresh data through the timed graph, once
         timers["ours"].run_once()
         row["error"] = check.error(buffers[0].read(0))
+    if "vkfft" in timers:
+        vkfft_buffer.write(host)
+        timers["vkfft"].run_once()
+        row["vkfft error"] = check.error(vkfft_buffer.read(0))
     for timer in timers.values():
         timer.destroy()
     for buffer in buffers:
@@ -382,6 +408,10 @@ def print_table(op: Op, rows: list[tuple[str, int, dict]], libs: dict) -> bool:
         columns.append((f"{name} {'ms' if op.kernel else 'GB/s'}", 10))
         if name != "numpy":
             columns.append((f"ours/{name}", 10))
+    if op.vkfft is not None:
+        columns.append((f"vkfft {'ms' if op.kernel else 'GB/s'}", 10))
+        columns += [(f"vkfft/{name}", 11) for name in refs if name != "numpy"]
+        columns.append(("vkfft error", 16))
     columns.append(("ours error", 16))
     print(f"\n{op.title}\n")
     print("| " + " | ".join(f"{name:>{width}}" for name, width in columns) + " |")
@@ -389,7 +419,7 @@ def print_table(op: Op, rows: list[tuple[str, int, dict]], libs: dict) -> bool:
     ok = True
     for label, batch, row in rows:
         rates = {name: ratio((2 if name == "copy" else op.moved) * row["bytes"] / 1e9,
-                             row[name]) for name in ["ours", "copy"] + refs}
+                             row[name]) for name in ["ours", "copy", "vkfft"] + refs}
         cells = [f"{label:>9}", f"{batch:>9}"]
         cells += [cell(milliseconds(row["ours"]), 9, ".3f")] * op.kernel
         cells += [cell(rates["ours"], 9, ".1f") if row["reason"] is None else f"{'n/a':>9}",
@@ -400,11 +430,16 @@ def print_table(op: Op, rows: list[tuple[str, int, dict]], libs: dict) -> bool:
                          else cell(rates[name], 10, ".1f"))
             if name != "numpy":
                 cells.append(cell(ratio(row[name], row["ours"]), 10, ".2f"))
-        error = row["error"]
-        wrong = error is not None and not error <= TOLERANCE
-        ok = ok and not wrong
-        text = f"{error:.1e}" + (" WRONG" if wrong else "") if error is not None else "-"
-        cells.append(f"{text:>16}")
+        if op.vkfft is not None:
+            cells.append(cell(milliseconds(row["vkfft"]), 10, ".3f") if op.kernel
+                         else cell(rates["vkfft"], 10, ".1f"))
+            cells += [cell(ratio(row[name], row["vkfft"]), 11, ".2f") for name in refs
+                      if name != "numpy"]
+        for error in ([row["vkfft error"]] if op.vkfft is not None else []) + [row["error"]]:
+            wrong = error is not None and not error <= TOLERANCE
+            ok = ok and not wrong
+            text = f"{error:.1e}" + (" WRONG" if wrong else "") if error is not None else "-"
+            cells.append(f"{text:>16}")
         print("| " + " | ".join(cells) + " |")
     refused = [(label, row["reason"]) for label, _batch, row in rows if row["reason"]]
     if refused:

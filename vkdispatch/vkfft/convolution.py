@@ -2,6 +2,7 @@
 with a kernel spectrum prepared by :func:`transpose_kernel2D`, inverse transform.
 
 Two defects of VkFFT 1.2.26's convolutions are worked around here (and tested):
+
 * with several batches (numberBatches > 1) every image after the first comes out wrong, so the
   images are convolved by a single-image plan run once per image at byte offsets (``runs``;
   still one command);
