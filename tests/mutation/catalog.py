@@ -26,6 +26,7 @@ REVERSE_TESTS = ("tests/device/test_shader_reverse_operators.py "
                  "tests/device/test_shader_arithmetic.py")
 
 FFT_TESTS = "tests/device/test_fft_transforms.py tests/device/test_fft_maps.py"
+VKFFT_TESTS = "tests/device/test_vkfft.py"
 
 MUTANTS = [
     Mutant("reverse-modulus", "7 % x emitted as x % 7", OPERATORS,
@@ -106,4 +107,14 @@ MUTANTS = [
     Mutant("reduce-unrolled-tail", "the unrolled loop runs one step past the end",
            "vkdispatch/reduce/stage.py", "with vc.while_block(index + last < end):",
            "with vc.while_block(index < end):", "pytest", "tests/device/test_reduce.py"),
+    Mutant("vkfft-shape-not-reversed", "VkFFT given the Python axes in Python order",
+           "vkdispatch/vkfft/vkfft_plan.py", "d = dims - 1 - position  #", "d = position  #",
+           "pytest", VKFFT_TESTS),
+    Mutant("vkfft-convolution-unscaled", "unnormalised convolutions keep VkFFT's W scale",
+           "vkdispatch/vkfft/convolution.py", "if not normalize and height > 1:",
+           "if False:", "pytest", VKFFT_TESTS),
+    Mutant("vkfft-runs-at-offset-zero", "every run of a plan starts at byte 0",
+           "vkdispatch_native/src/fft/vkfft_application.cpp",
+           "params.bufferOffset = run * (s.buffer_bytes / s.runs);", "params.bufferOffset = 0;",
+           "gtest", "FftStage.*"),
 ]

@@ -54,16 +54,18 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
         if input_buffer.var_type is not buffer.var_type:
             raise InvalidTypeError(f"input_buffer holds {input_buffer.var_type.name} but buffer "
                                    f"holds {buffer.var_type.name}")
-        if inverse:
+        if input_buffer.shape != buffer.shape or r2c:
+            raise InvalidArgumentError(f"input_buffer: out of place, the input needs the "
+                                       f"buffer's shape {buffer.shape} (complex transforms), got "
+                                       f"{input_buffer.shape}")
+        if inverse or all(shape[axis] == 1 for axis in axes):
             # VkFFT's inverse reads the buffer it writes: bring the input there first.
-            if input_buffer.shape != buffer.shape:
-                raise InvalidArgumentError(f"input_buffer: an inverse out of place needs the "
-                                           f"buffer's shape {buffer.shape}, got "
-                                           f"{input_buffer.shape}")
             copy(buffer, input_buffer, graph=graph)
             input_buffer = None
         else:
             input_shape, input_type = input_buffer.shape, input_buffer.var_type
+    if not r2c and all(shape[axis] == 1 for axis in axes):
+        return  # transforms of length 1 are the identity (VkFFT cannot plan them)
     config = FFTConfig(buffer._handle, shape, do_r2c=r2c, axes=axes,
                        normalize=normalize_inverse, input_shape=input_shape,
                        input_type=input_type, keep_shader_code=print_shader,

@@ -21,6 +21,8 @@ def python_axes(axes, ndim: int, name: str = "axes") -> list[int]:
         return list(range(ndim))
     if isinstance(axes, int) and not isinstance(axes, bool):
         axes = [axes]
+    elif not isinstance(axes, (list, tuple, range)):
+        raise InvalidTypeError(f"{name}: an int or a sequence of ints, got {axes!r}")
     chosen = set()
     for axis in axes:
         if isinstance(axis, bool) or not isinstance(axis, int):
@@ -126,31 +128,49 @@ class VkFFTPlan(FFTPlan):
         self.axes = python_axes(axes, len(self.shape))
         self.fourier_type = fourier_type
         double = _precision(fourier_type, context)
-        ndim = len(self.shape)
-        if self.do_r2c and ndim - 1 not in self.axes:
-            raise InvalidArgumentError(f"axes: a real transform runs along the last axis "
-                                       f"({ndim - 1}), which {self.axes} does not include")
         if num_batches < 1 or runs < 1 or convolution_features < 0 or kernel_count < 0:
             raise InvalidArgumentError(f"num_batches and runs must be >= 1, kernel_count and "
                                        f"convolution_features >= 0; got {num_batches}, {runs}, "
                                        f"{kernel_count}, {convolution_features}")
-        left, right = _padding_bounds(padding, self.shape)
         input_bytes = 0
         if input_shape is not None:
             input_bytes = math.prod(_check_shape(input_shape, "input_shape")) * \
                 (input_type or fourier_type).item_size
-        size = tuple(reversed(self.shape)) + (1,) * (3 - ndim)
-        omitted = tuple(ndim - 1 - d not in self.axes if d < ndim else False for d in range(3))
         self.mem_size = fourier_type.item_size * math.prod(self.shape)
         super().__init__(dict(
-            dimensions=ndim, size=size, omitted=omitted, batches=num_batches,
-            double_precision=double, r2c=self.do_r2c, normalize=bool(normalize),
-            pad_left=tuple(left), pad_right=tuple(right),
+            self._dimensions(padding), batches=num_batches, double_precision=double,
+            r2c=self.do_r2c, normalize=bool(normalize),
             frequency_zeropadding=bool(pad_frequency_domain), kernel_count=kernel_count,
             kernel_convolution=bool(kernel_convolution),
             conjugate_convolution=int(conjugate_convolution),
             coordinate_features=max(convolution_features, 1), input_bytes=input_bytes,
             keep_shader_code=bool(keep_shader_code), runs=runs))
+
+    def _dimensions(self, padding) -> dict:
+        """VkFFT's dimensions, sizes, omitted flags and padding. Axes of length 1 are left out:
+        they change no memory layout and transform as the identity, and VkFFT 1.2.26 cannot
+        plan a dimension of length 1."""
+        shape, ndim = self.shape, len(self.shape)
+        if self.do_r2c and ndim - 1 not in self.axes:
+            raise InvalidArgumentError(f"axes: a real transform runs along the last axis "
+                                       f"({ndim - 1}), which {self.axes} does not include")
+        if self.do_r2c and shape[-1] == 1:
+            raise InvalidArgumentError(f"shape: a real transform needs a last axis longer than "
+                                       f"1, got {shape}")
+        left, right = _padding_bounds(padding, shape)
+        kept = [axis for axis in range(ndim) if shape[axis] > 1]
+        if not any(axis in kept for axis in self.axes):
+            raise InvalidArgumentError(f"axes: every transformed axis of {shape} has length 1 "
+                                       f"(the transform is the identity): {self.axes}")
+        dims = len(kept)
+        size, omitted = [1, 1, 1], [False, False, False]
+        pad_left, pad_right = [0, 0, 0], [0, 0, 0]
+        for position, axis in enumerate(kept):
+            d = dims - 1 - position  # VkFFT's dimension 0 is the last (contiguous) axis
+            size[d], omitted[d] = shape[axis], axis not in self.axes
+            pad_left[d], pad_right[d] = left[ndim - 1 - axis], right[ndim - 1 - axis]
+        return dict(dimensions=dims, size=tuple(size), omitted=tuple(omitted),
+                    pad_left=tuple(pad_left), pad_right=tuple(pad_right))
 
     def _check_buffer(self, buffer, name: str) -> None:
         if buffer is None:

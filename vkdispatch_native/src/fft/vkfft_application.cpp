@@ -9,6 +9,7 @@
 #include "vkdispatch/vkfft_application.hpp"
 
 #include <cstddef>
+#include <clocale>
 #include <cstring>
 #include <mutex>
 
@@ -124,7 +125,7 @@ namespace vkdispatch {
 namespace {
 
 // VkFFT initialises and finalises glslang around each plan and switches the process-wide locale
-// to "C" while it generates code: one plan is built at a time.
+// while it generates code: one plan is built at a time.
 std::mutex g_build_mutex;
 
 const char* meaningOf(int result) {
@@ -324,9 +325,9 @@ struct VkfftApplication::State {
     uint32_t runs = 1;
     uint64_t buffer_bytes = 0, input_bytes = 0, kernel_bytes = 0;  // of every run together
     // VkFFT keeps pointers to its buffer handles and rewrites its descriptor sets only when an
-    // append passes other pointers: the plan is built pointing at `unbound` (null handles, so
-    // nothing is written), and every append passes `bound`.
-    VkfftBuffers unbound, bound;
+    // append passes other pointers: the plan is built without buffers (no descriptor is
+    // written), the first append passes `bound` and writes them, later ones change nothing.
+    VkfftBuffers bound;
     bool is_bound = false;
     std::vector<uint32_t> loaded, saved;
     VkFFTApplication app = {};
@@ -378,18 +379,15 @@ void describeResources(VkFFTConfiguration& c, const VkfftGeometry& g,
     c.commandPool = &s.pool;
     c.fence = &s.fence;
     c.bufferSize = &s.buffer_bytes;
-    c.buffer = &s.unbound.buffer;
     if (g.kernel_count > 0) {
         c.performConvolution = 1;
         c.numberKernels = g.kernel_count;
         c.conjugateConvolution = g.conjugate_convolution;
         c.kernelSize = &s.kernel_bytes;
-        c.kernel = &s.unbound.kernel;
     }
     if (g.input_bytes > 0) {
         c.isInputFormatted = 1;
         c.inputBufferSize = &s.input_bytes;
-        c.inputBuffer = &s.unbound.input;
     }
     if (s.loaded.empty()) {
         c.saveApplicationToString = 1;
@@ -421,11 +419,15 @@ VkfftApplication::VkfftApplication(Device& device, Queue& queue, const VkfftGeom
     VkFFTResult result = VKFFT_SUCCESS;
     {
         std::lock_guard<std::mutex> lock(g_build_mutex);
+        // VkFFT sets the "C" locale while it generates code and "restores" the previous one
+        // from a pointer its own setlocale call invalidated: the caller's locale is kept here.
+        const std::string locale = setlocale(LC_ALL, nullptr);
         // VkFFT submits its table uploads to the queue and waits on its fence.
         queue.runExclusive([&](VkQueue raw) {
             s.queue = raw;
             result = initializeVkFFT(&s.app, c);
         });
+        setlocale(LC_ALL, locale.c_str());
     }
     if (result != VKFFT_SUCCESS) throwFor(result, "building a VkFFT plan");
     s.initialized = true;
