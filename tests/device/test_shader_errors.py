@@ -113,6 +113,17 @@ def test_unknown_keyword_raises_type_error_naming_it(context, rng, healthy, copy
     healthy(rng)
 
 
+def test_argument_given_by_position_and_keyword_raises_type_error(context, rng, healthy,
+                                                                  copy_shader):
+    out, src = _buffers(rng)
+    other = vd.Buffer((N,), vd.float32)
+    with pytest.raises(TypeError, match="multiple values for argument 'k'"):
+        copy_shader(out, src, 2.0, 1.0, k=3.0)
+    with pytest.raises(TypeError, match="multiple values for argument 'out'"):
+        copy_shader(out, src, k=2.0, v=1.0, out=other)
+    healthy(rng)
+
+
 def test_too_many_positional_arguments_raise_type_error(context, rng, healthy, copy_shader):
     out, src = _buffers(rng)
     with pytest.raises(TypeError, match="4 arguments"):

@@ -200,6 +200,11 @@ class ShaderFunction:
             raise InvalidShaderArgumentError(
                 f"{self.name}() got an unexpected keyword argument '{unknown[0]}' (parameters: "
                 f"{', '.join(self._names)})")
+        twice = [info.name for info in self._infos[:len(args)] if info.name in kwargs]
+        if twice:
+            raise InvalidShaderArgumentError(
+                f"{self.name}() got multiple values for argument '{twice[0]}' (given by "
+                "position and by keyword)")
         values = list(args)
         for info in self._infos[len(args):]:
             if info.name in kwargs:
