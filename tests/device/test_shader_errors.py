@@ -124,6 +124,18 @@ def test_argument_given_by_position_and_keyword_raises_type_error(context, rng, 
     healthy(rng)
 
 
+def test_buffer_of_another_scalar_type_raises_type_error_naming_both(context, rng, healthy,
+                                                                     copy_shader):
+    out = vd.Buffer((N,), vd.float32)
+    ints = vd.asbuffer(rng.integers(-100, 100, N).astype(np.int32))
+    with pytest.raises(TypeError, match=r"'src'.*Buff\[float32\].*int32"):
+        copy_shader(out, ints, 2.0, 1.0)
+    graph = vd.CommandGraph()
+    with pytest.raises(TypeError, match="'out'"):
+        copy_shader(ints, out, 2.0, 1.0, graph=graph)
+    healthy(rng)
+
+
 def test_too_many_positional_arguments_raise_type_error(context, rng, healthy, copy_shader):
     out, src = _buffers(rng)
     with pytest.raises(TypeError, match="4 arguments"):

@@ -19,6 +19,7 @@ from typing import Callable
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import Context
 from vkdispatch.codegen.builder import ShaderArgumentType, ShaderDescription
+from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.errors import InvalidShaderArgumentError, InvalidStateError
 from vkdispatch.shader.bound_variable import BoundVariableName
 from vkdispatch.shader.generated_code import evaluate
@@ -91,6 +92,9 @@ class CallLayout:
         buffers = [i for i, kind in enumerate(kinds) if kind == ShaderArgumentType.BUFFER]
         self._buffers = tuple(buffers)
         self._take_buffers = _tuple_getter(buffers)
+        # The element type each buffer parameter declares (None: any), checked at each call:
+        # a buffer of another scalar type would be reinterpreted bit by bit.
+        self._buffer_types = tuple(_declared_type(infos[i].annotation) for i in buffers)
         self.bindings = tuple((infos[i].binding, *description.binding_access[infos[i].binding])
                               for i in buffers)
         self._others = tuple(i for i, kind in enumerate(kinds) if kind in
@@ -113,8 +117,10 @@ class CallLayout:
         are bytes, or a dict of member values when some ``Var`` is bound by name."""
         buffers = self._take_buffers(args)
         context = self.context
-        for buffer in buffers:
-            if buffer.__class__ is not Buffer or buffer._destroyed or buffer.context is not context:
+        for buffer, declared in zip(buffers, self._buffer_types):
+            if buffer.__class__ is not Buffer or buffer._destroyed or \
+                    buffer.context is not context or \
+                    (declared is not None and buffer.var_type is not declared):
                 self._check_buffers(args)  # raises, but lets Buffer subclasses through
         if self._others:
             self._check_others(args)
@@ -166,6 +172,13 @@ class CallLayout:
                                             "open one")
                 raise InvalidShaderArgumentError(
                     f"argument '{name}' of shader '{self.name}' is a destroyed buffer")
+            declared = self._buffer_types[self._buffers.index(position)]
+            # The same scalars grouped otherwise (float32 rows of 2 as vec2) keep their values.
+            if declared is not None and scalar_of(value.var_type) is not scalar_of(declared):
+                raise InvalidShaderArgumentError(
+                    f"argument '{name}' of shader '{self.name}' is declared Buff[{declared.name}] "
+                    f"but got a buffer of {value.var_type.name} (its bits would be read as "
+                    f"{declared.name}); pass a {declared.name} buffer or change the annotation")
             if self.context is not None and value.context is not self.context:
                 raise InvalidShaderArgumentError(
                     f"argument '{name}' of shader '{self.name}' is a buffer of {value.context!r}"
@@ -192,6 +205,12 @@ class CallLayout:
                 raise InvalidShaderArgumentError(
                     f"argument '{info.name}' must be a {info.annotation.__name__}, got "
                     f"{type(value).__name__}")
+
+
+def _declared_type(annotation):
+    """The dtype of a ``Buff[T]`` annotation, or None when the parameter declares none."""
+    args = getattr(annotation, "__args__", None)
+    return args[0] if args else None
 
 
 def _tuple_getter(positions: list[int]) -> Callable[[tuple], tuple]:
