@@ -297,6 +297,30 @@ def test_destroyed_buffer_argument_raises_and_later_calls_work(context, rng, hea
     healthy(rng)
 
 
+@pytest.mark.parametrize("position", [2, 3], ids=["Const", "Var"])
+def test_none_for_a_value_parameter_raises_naming_it(context, rng, healthy, copy_shader,
+                                                     position):
+    out, src = _buffers(rng)
+    args = [out, src, 2.0, 1.0]
+    args[position] = None
+    with pytest.raises(ValueError, match="'{}' .* is None".format("kv"[position - 2])):
+        copy_shader(*args)
+    healthy(rng)
+
+
+@pytest.mark.parametrize("value", ["abc", None, {"a": 1}])
+def test_set_var_refuses_a_non_number_when_set(context, rng, healthy, copy_shader, value):
+    out, src = _buffers(rng)
+    graph = vd.CommandGraph()
+    copy_shader(out, src, 2.0, graph.bind_var("offset"), graph=graph)
+    with pytest.raises(ValueError, match=r"set_var\('offset'\): expected numbers"):
+        graph.set_var("offset", value)
+    graph.set_var("offset", 1.5)
+    graph.submit()
+    np.testing.assert_allclose(out.read(0), src.read(0) * 2 + 1.5, rtol=1e-6)
+    healthy(rng)
+
+
 def test_graph_with_destroyed_buffer_raises_at_submit_and_can_be_rerecorded(context, rng,
                                                                             healthy,
                                                                             copy_shader):

@@ -200,7 +200,25 @@ class CommandGraph(CommandList, DispatchTarget):
         if name not in self.name_to_pc_key_dict:
             raise InvalidArgumentError(f"Variable not bound! '{name}' was never passed as "
                                        f"graph.bind_var('{name}') to a recorded call")
+        self._check_var_value(name, value)
         self.queued_pc_values[name] = value
+
+    def _check_var_value(self, name: str, value) -> None:
+        """Refuses, when it is set, a value no submit could pack into the Vars bound to
+        ``name`` (one value, or one per instance)."""
+        array = np.asarray(value) if value is not None else None
+        for index, member in self.name_to_pc_key_dict[name]:
+            element = next(e for e in self._commands[index].pc_packer.structure
+                           if e.name == member)
+            kinds = "biufc" if dt.is_complex(element.dtype) else "biuf"
+            if array is None or array.dtype.kind not in kinds:
+                raise InvalidArgumentError(f"set_var('{name}'): expected numbers for a "
+                                           f"{element.dtype.name}, got {value!r:.60}")
+            single = math.prod(element.dtype.numpy_shape) * element.count * \
+                (2 if dt.is_complex(element.dtype) and array.dtype.kind != "c" else 1)
+            if array.size % single:
+                raise InvalidArgumentError(f"set_var('{name}'): a {element.dtype.name} takes "
+                                           f"{single} value(s) per instance, got {array.size}")
 
     # -- submission -----------------------------------------------------------------------------
 

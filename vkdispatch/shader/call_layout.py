@@ -136,8 +136,14 @@ class CallLayout:
 
     def _pack_checked(self, args: tuple, limits: tuple) -> tuple:
         for position, info in enumerate(self._infos):
-            if info.arg_type in (ShaderArgumentType.CONSTANT, ShaderArgumentType.VARIABLE) and \
-                    callable(args[position]):
+            if info.arg_type not in (ShaderArgumentType.CONSTANT, ShaderArgumentType.VARIABLE):
+                continue
+            if args[position] is None and info.default_value is not None:
+                # Only a parameter declared "= None" reads zeros when given none.
+                raise InvalidShaderArgumentError(
+                    f"argument '{info.name}' of shader '{self.name}' is None; pass a value of "
+                    f"its type (None is not 0)")
+            if callable(args[position]):
                 self._check_callable(args[position], info)
         uniform = self._uniform.pack_ordered(
             [_value_of(s, args, limits) for s in self._uniform_sources], self._what,
