@@ -424,3 +424,32 @@ def test_failed_trace_leaves_no_active_builder(context, rng, healthy):
     good(out)
     np.testing.assert_array_equal(out.read(0), np.arange(N) * 2)
     healthy(rng)
+
+
+def test_malformed_launch_specs_and_sources_raise_naming_the_argument(context, rng, healthy):
+    out = vd.Buffer((N,), vd.float32)
+
+    def fill_with(**launch):
+        @vd.shader(**launch)
+        def fill(out: Buff[f32]):
+            out[vc.global_invocation_id().x] = 1.0
+        return fill
+
+    with pytest.raises(ValueError, match=r"exec_size='nonsense'.*\(out\)"):
+        fill_with(exec_size="nonsense")(out)
+    with pytest.raises(ValueError, match="local_size must be"):
+        fill_with(exec_size="out.size", local_size="a")(out)
+    with pytest.raises(TypeError, match="shader_source"):
+        ComputePlan(None, [1], 0, "none")
+    healthy(rng)
+
+
+def test_recording_into_a_destroyed_graph_raises(context, rng, healthy, copy_shader):
+    out, src = _buffers(rng)
+    graph = vd.CommandGraph()
+    graph.destroy()
+    with pytest.raises(ValueError, match="CommandGraph was destroyed"):
+        copy_shader(out, src, 2.0, 1.0, graph=graph)
+    with pytest.raises(ValueError, match="CommandGraph was destroyed"):
+        vd.copy(out, src, graph=graph)
+    healthy(rng)

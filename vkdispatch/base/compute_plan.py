@@ -4,7 +4,7 @@ from __future__ import annotations
 from vkdispatch.base.context import get_context
 from vkdispatch.base.handle import Handle
 from vkdispatch.base.shader_cache import compile_glsl
-from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["ComputePlan"]
 
@@ -28,6 +28,9 @@ class ComputePlan(Handle):
 
     def __init__(self, shader_source: str, binding_type_list: list, pc_size: int,
                  shader_name: str):
+        if not isinstance(shader_source, str):
+            raise InvalidTypeError(f"shader_source must be GLSL source text (str), got "
+                                   f"{type(shader_source).__name__}")
         for position, code in enumerate(binding_type_list):
             if code not in _BINDING_CODES:
                 raise InvalidArgumentError(f"binding_type_list[{position}] must be 1 (storage "

@@ -127,6 +127,8 @@ class CommandGraph(CommandList, DispatchTarget):
         ``bindings[i] = (binding, read, write)``, the uniform block's bytes, and the push
         constants as bytes or as a dict of member values (where ``bind_var`` names may
         appear)."""
+        if self._destroyed:
+            raise self.unusable_error("this CommandGraph")
         blocks = normalize_blocks(blocks)
         pc_packer = pc_values = None
         if type(pc) is dict:
@@ -148,6 +150,8 @@ class CommandGraph(CommandList, DispatchTarget):
                                    f"FFTRun or Barrier of vkdispatch.base.commands, got "
                                    f"{type(command).__name__} (record shader calls by calling "
                                    "the shader with graph=)")
+        if self._destroyed:
+            raise self.unusable_error("this CommandGraph")
         self._check_handles(command, f"{type(command).__name__} command")
         self._append(command)
 

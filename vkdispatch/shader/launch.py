@@ -56,7 +56,7 @@ def check_local_size(local_size, max_size, max_invocations) -> tuple[int, int, i
     """Validates a workgroup size against the device limits."""
     try:
         size = tuple(int(v) for v in local_size)
-    except TypeError:
+    except (TypeError, ValueError):
         raise InvalidArgumentError(f"local_size must be a sequence of 3 ints, got "
                                    f"{local_size!r}") from None
     if len(size) != 3 or any(v < 1 for v in size):
@@ -98,7 +98,17 @@ class ExecutionBounds:
             return None
         if isinstance(spec, str):
             expression = _compile_expression(spec, self.names)
-            return lambda args: normalize_dimensions(expression(*args), what)
+            names = self.names
+
+            def evaluated(args):
+                try:
+                    value = expression(*args)
+                except (NameError, AttributeError, TypeError) as error:
+                    raise InvalidArgumentError(
+                        f"{what}={spec!r}: the expression over the parameters "
+                        f"({', '.join(names)}) failed: {error}") from None
+                return normalize_dimensions(value, what)
+            return evaluated
         if callable(spec):
             names = self.names
             return lambda args: normalize_dimensions(
