@@ -9,7 +9,13 @@ from vkdispatch.errors import VkDispatchError
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="vdlist", description=__doc__)
+    # No prefix matching: 0.1.0's --vulkan must not resolve to --vulkan_loader_debug_logs.
+    parser = argparse.ArgumentParser(prog="vdlist", allow_abbrev=False,
+                                     description="Lists the Vulkan devices vkdispatch can see.")
+    backends = parser.add_mutually_exclusive_group()
+    backends.add_argument("--vulkan", action="store_true", help="the Vulkan backend (default)")
+    backends.add_argument("--cuda", action="store_true", help="not in this build")
+    backends.add_argument("--opencl", action="store_true", help="not in this build")
     parser.add_argument("--verbose", action="store_true", help="print every limit")
     parser.add_argument("--log_info", action="store_true", help="log at INFO level")
     parser.add_argument("--vulkan_loader_debug_logs", "--loader_debug", action="store_true",
@@ -18,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="validation layers + INFO logs + loader logs")
     parser.add_argument("--version", action="version", version=f"vkdispatch {vd.__version__}")
     args = parser.parse_args(argv)
+    if args.cuda or args.opencl:
+        name = "CUDA" if args.cuda else "OpenCL"
+        print(f"vdlist: the {name} backend is not in this build (Vulkan only)", file=sys.stderr)
+        return 2
     level = vd.LogLevel.INFO if (args.log_info or args.debug) else vd.LogLevel.WARNING
     try:
         vd.initialize(debug_mode=args.debug, log_level=level,

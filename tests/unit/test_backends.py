@@ -234,6 +234,28 @@ def test_cli_module_version_prints_package_version():
     assert proc.stdout.strip() == f"vkdispatch {vd.__version__}" and vd.__version__ == "0.1.0"
 
 
+def test_make_context_queue_counts_not_an_int_or_list_raises_naming_it():
+    # In a new process: make_context in this one returns the context the suite already made.
+    proc = run_python("import vkdispatch as vd\n"
+                      "try:\n    vd.make_context(queue_counts=1.5)\n"
+                      "except ValueError as error:\n    print(error)\n", probes=False)
+    assert "queue_counts must be an int or a list of ints" in proc.stdout
+
+
+def test_cli_backend_flags_of_0_1_0_and_no_prefix_matching(capsys):
+    from vkdispatch.cli import main
+    proc = run_python(args=["-m", "vkdispatch", "--vulkan"])
+    assert proc.stdout.startswith("Device 0: ") and "Vulkan Loader" not in proc.stderr
+    for flag, name in (("--cuda", "CUDA"), ("--opencl", "OpenCL")):
+        assert main([flag]) == 2
+        assert f"the {name} backend is not in this build" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--vulkan_loader"])  # an abbreviation: refused, not expanded
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "``" not in capsys.readouterr().out
+
+
 # -- logging -------------------------------------------------------------------------------
 
 

@@ -293,6 +293,10 @@ def _default_families(device_ids: list[int], queue_counts, multi_queue: bool) ->
     elif _is_int(queue_counts):
         counts = [queue_counts] * len(device_ids)
     else:
+        if not isinstance(queue_counts, (list, tuple)) or \
+                not all(_is_int(count) for count in queue_counts):
+            raise InvalidArgumentError(f"queue_counts must be an int or a list of ints (one "
+                                       f"per device), got {queue_counts!r}")
         counts = list(queue_counts)
         if len(counts) != len(device_ids):
             raise InvalidArgumentError(f"queue_counts must have one entry per device "
