@@ -83,3 +83,30 @@ def test_multi_line_comment_and_defused_terminator():
     assert ("        /*\n         * first line\n         * second * / line\n         */\n"
             in source)
     assert_compiles(description)
+
+
+def test_printf_format_is_checked_against_the_arguments():
+    import pytest
+    import vkdispatch as vd
+
+    def traced(body):
+        @vd.shader(exec_size=1)
+        def shader(out: Buff[f32], n: Const[i32], r: Const[v2]):
+            body(out, n, r)
+        return shader
+
+    cases = [
+        (lambda out, n, r: vc.printf("name=%s", n), ValueError, r"'%s' is not a shader printf"),
+        (lambda out, n, r: vc.printf("n=%n", n), ValueError, r"'%n' is not"),
+        (lambda out, n, r: vc.printf("%d", out[0]), TypeError, r"'%d' does not fit .* float32"),
+        (lambda out, n, r: vc.printf("%f", n), TypeError, r"'%f' does not fit .* int32"),
+        (lambda out, n, r: vc.printf("%f", r), TypeError, r"'%f' does not fit .* vec2"),
+        (lambda out, n, r: vc.printf("%d %d", n), ValueError, "2 conversion.* 1 argument"),
+    ]
+    for body, error, message in cases:
+        with pytest.raises(error, match=message + r".*\[in shader 'shader' at .*test_codegen_"
+                                                  r"printing.py:\d+\]"):
+            traced(body)
+    for body in (lambda out, n, r: vc.printf("%v2f %5.2f %x %%", r, out[0], n),
+                 lambda out, n, r: vc.printf("%f raw=%d", n, "int(3)")):  # strings: unchecked
+        traced(body)

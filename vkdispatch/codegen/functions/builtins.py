@@ -3,6 +3,7 @@ atomics, shared memory, printing and comments."""
 from __future__ import annotations
 
 import numbers
+import re
 
 from vkdispatch.base import dtype as dt
 from vkdispatch.codegen.context import get_builder
@@ -191,11 +192,60 @@ def _emit_printf(format_text: str, values: list[str], sources) -> None:
     builder.emit(f"debugPrintfEXT({_string_literal(format_text)}{rest});")
 
 
+# One conversion of a debugPrintfEXT format: flags, width, precision, a vector size, 64-bit.
+_CONVERSION = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?(?:v([234]))?(?:ul|lu|l)?([A-Za-z]?))")
+_INTEGER_CONVERSIONS = frozenset("diouxX")
+_FLOAT_CONVERSIONS = frozenset("aAeEfFgG")
+
+
+def _conversions(format_text: str) -> list[tuple[str, int, str]]:
+    """``(text, components, letter)`` of each conversion; raises for those shaders lack (the
+    debug printf layer crashes on %s and %n)."""
+    found = []
+    for match in _CONVERSION.finditer(format_text):
+        if match.group(1) == "%":
+            continue
+        letter = match.group(3)
+        if letter not in _INTEGER_CONVERSIONS | _FLOAT_CONVERSIONS:
+            raise InvalidArgumentError(
+                f"printf: {match.group(0)!r} is not a shader printf conversion; use %d %i %u "
+                f"%x %o for integers, %f %e %g %a for floats, %v2f..%v4d for vectors (%s, %c "
+                f"and %n do not exist in shaders)")
+        found.append((match.group(0), int(match.group(2) or 1), letter))
+    return found
+
+
+def _check_printf_arguments(format_text: str, variables: list) -> None:
+    conversions = _conversions(format_text)
+    if len(conversions) != len(variables):
+        raise InvalidArgumentError(f"printf: the format {format_text!r} has {len(conversions)} "
+                                   f"conversion(s) but {len(variables)} argument(s) were given")
+    for position, ((text, count, letter), value) in enumerate(zip(conversions, variables)):
+        var_type = value.var_type
+        components = var_type.child_count if dt.is_vector(var_type) else 1
+        scalar = var_type.scalar if dt.is_vector(var_type) else var_type
+        floating = dt.is_scalar(scalar) and dt.is_float_dtype(scalar)
+        if dt.is_complex(var_type) or dt.is_matrix(var_type) or components != count or \
+                floating != (letter in _FLOAT_CONVERSIONS):
+            raise InvalidTypeError(f"printf: {text!r} does not fit argument {position} of type "
+                                   f"{var_type.name} (a {'vector' if count > 1 else 'scalar'} "
+                                   f"{'float' if letter in _FLOAT_CONVERSIONS else 'integer'} "
+                                   f"conversion); use vc.print_vars to print any value")
+
+
 def printf(format: str, *args) -> None:  # noqa: A002 - the reference's name
     """Emits ``debugPrintfEXT(format, args...)`` (printed in debug mode only). String
-    arguments are inserted verbatim, shader values and numbers as expressions."""
+    arguments are inserted verbatim, shader values and numbers as expressions. The format is
+    checked against the arguments (count, integer or float, vector size) unless a string
+    argument makes them unknowable."""
     if not isinstance(format, str):
         raise InvalidTypeError(f"printf format must be a str, got {format!r}")
+    _conversions(format)
+    if not any(isinstance(a, str) for a in args):
+        variables = [as_variable(a, "printf argument") for a in args]
+        _check_printf_arguments(format, variables)
+        _emit_printf(format, [v.name for v in variables], args)
+        return
     _emit_printf(format, [_format_argument(a) for a in args], args)
 
 
