@@ -23,8 +23,13 @@ class InvalidArgumentError(VkDispatchError, ValueError):
     """An argument has a value outside what the call accepts."""
 
 
-class InvalidTypeError(VkDispatchError, TypeError):
-    """An argument has a type the call does not accept."""
+class InvalidTypeError(VkDispatchError, TypeError, ValueError):
+    """An argument has a type the call does not accept.
+
+    Also a ``ValueError``: vkdispatch 0.1.0 raised ``ValueError`` for most misuses, type errors
+    included (Python control flow on a traced value among them), and code written for it
+    catches those with ``except ValueError``.
+    """
 
 
 class InvalidShaderArgumentError(InvalidArgumentError, TypeError):
