@@ -52,6 +52,19 @@ def test_unravel_of_static_values_is_a_python_int():
     assert vc.unravel_index((7,), (3, 4)) == 7
 
 
+def test_unravel_with_a_one_dimensional_shape_is_the_index():
+    assert vc.unravel_index(5, (8,)) == 5 and vc.unravel_index((5,), 8) == 5
+
+    def body(out):
+        index = vc.global_invocation_id()
+        out[vc.unravel_index(index, (8,))] = 1.0
+        out[vc.unravel_index(index.x, 8)] = 2.0
+
+    description, _ = trace(body, Buff[f32])
+    assert main_body(description)[-2:] == ["buf0.data[gl_GlobalInvocationID[0]] = 1.0f;",
+                                           "buf0.data[gl_GlobalInvocationID.x] = 2.0f;"]
+
+
 def test_unravel_in_a_buffer_index_emits_the_folded_value():
     def body(out):
         out[vc.unravel_index((1, 2), (3, 4))] = 1.0

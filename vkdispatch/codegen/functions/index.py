@@ -32,7 +32,13 @@ def ravel_index(index, shape) -> ShaderVariable:
 
 
 def unravel_index(index, shape):
-    """Multi-index -> flat index of ``shape`` (row-major). Static inputs give a Python int."""
+    """Multi-index -> flat index of ``shape`` (row-major). Static inputs give a Python int. A
+    one-dimensional shape (``n`` or ``(n,)``) gives the index itself (its first component), as
+    in vkdispatch 0.1.0."""
+    if isinstance(shape, int) or (isinstance(shape, (tuple, list)) and len(shape) == 1):
+        if isinstance(index, ShaderVariable) and dt.is_vector(index.var_type):
+            return index[0]
+        return index[0] if isinstance(index, (tuple, list)) else index
     parts = _shape_parts(shape)
     if isinstance(index, ShaderVariable) and dt.is_vector(index.var_type):
         components = [index[i] for i in range(min(index.var_type.child_count, len(parts)))]
