@@ -513,13 +513,13 @@ cdef class NativeFftPlan:
     def buffer_bytes(self):
         """Bytes of the data buffer the transform works on (every run)."""
         self._check_open()
-        return self.ptr.get().geometry().runs * self.ptr.get().geometry().bufferBytes()
+        return self.ptr.get().geometry().bufferBytes()
 
     @property
     def kernel_bytes(self):
         """Bytes of the kernel a convolution reads (every run; 0 for other plans)."""
         self._check_open()
-        return self.ptr.get().geometry().runs * self.ptr.get().geometry().kernelBytes()
+        return self.ptr.get().geometry().kernelBytes()
 
     def binaries(self):
         """The kernels of each device (``bytes``), to pass to a later plan."""

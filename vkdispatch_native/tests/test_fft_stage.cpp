@@ -71,6 +71,18 @@ uint64_t runList(CommandList& list) {
     return value;
 }
 
+// The relative error of `plan`'s forward transform of random lines of length n filling a
+// buffer of `elements` complex values, against a float64 DFT.
+double forwardError(FftPlan& plan, uint64_t n, uint64_t elements, unsigned seed) {
+    Buffer buffer(context(), elements * 8);
+    const auto data = randomComplex(elements, seed);
+    upload(buffer, data);
+    CommandList list(context());
+    list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
+    runList(list);
+    return relativeError(download<float>(buffer, data.size()), dft(data, n, -1));
+}
+
 }  // namespace
 
 TEST(FftStage, BatchedLinesMatchADft) {
@@ -78,15 +90,8 @@ TEST(FftStage, BatchedLinesMatchADft) {
     for (uint64_t n : {8, 12, 7 * 5, 11 * 13, 1024}) {
         const uint64_t count = 6;
         FftPlan plan(context(), lines(n, count), {});
-        Buffer buffer(context(), n * count * 8);
-        const auto data = randomComplex(n * count, unsigned(n));
-        upload(buffer, data);
-        CommandList list(context());
-        list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
-        runList(list);
-        const double error =
-            relativeError(download<float>(buffer, 2 * n * count), dft(data, n, -1));
-        EXPECT_LT(error, 1e-6 * std::log2(double(n)) + 1e-6) << "n = " << n;
+        EXPECT_LT(forwardError(plan, n, n * count, unsigned(n)), 1e-6 * std::log2(double(n)) + 1e-6)
+            << "n = " << n;
     }
 }
 
@@ -137,13 +142,14 @@ TEST(FftStage, OnePlanTransformsSeveralBuffersOfOneList) {
 TEST(FftStage, OrdersAgainstCopiesOfTheSameList) {
     VKD_REQUIRE_DEVICE();
     FftPlan plan(context(), lines(32, 4), {});
-    Buffer source(context(), 32 * 4 * 8), work(context(), 32 * 4 * 8), result(context(), 32 * 4 * 8);
+    const uint64_t bytes = 32 * 4 * 8;
+    Buffer source(context(), bytes), work(context(), bytes), result(context(), bytes);
     const auto data = randomComplex(32 * 4, 21);
     upload(source, data);
     CommandList list(context());
-    list.record(std::make_unique<CopyBufferCommand>(context(), work, source, 0, 0, 32 * 4 * 8));
+    list.record(std::make_unique<CopyBufferCommand>(context(), work, source, 0, 0, bytes));
     list.record(std::make_unique<FftCommand>(plan, work, -1, nullptr, nullptr));
-    list.record(std::make_unique<CopyBufferCommand>(context(), result, work, 0, 0, 32 * 4 * 8));
+    list.record(std::make_unique<CopyBufferCommand>(context(), result, work, 0, 0, bytes));
     runList(list);
     EXPECT_LT(relativeError(download<float>(result, data.size()), dft(data, 32, -1)), 1e-5);
 }
@@ -158,13 +164,7 @@ TEST(FftStage, ASavedBinaryBuildsTheSameTransform) {
     ASSERT_EQ(binaries.size(), context().devices().size());
     ASSERT_FALSE(binaries[0].empty());
     FftPlan plan(context(), lines(60, 2), binaries);
-    Buffer buffer(context(), 60 * 2 * 8);
-    const auto data = randomComplex(60 * 2, 4);
-    upload(buffer, data);
-    CommandList list(context());
-    list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
-    runList(list);
-    EXPECT_LT(relativeError(download<float>(buffer, data.size()), dft(data, 60, -1)), 1e-5);
+    EXPECT_LT(forwardError(plan, 60, 60 * 2, 4), 1e-5);
 }
 
 TEST(FftStage, BadGeometriesAndCommandsThrowNamingTheArgument) {
@@ -202,13 +202,7 @@ TEST(FftStage, RunsTransformConsecutiveBlocks) {
     VkfftGeometry g = lines(40, 2);
     g.runs = 3;  // 3 blocks of 2 lines: the same as 6 lines
     FftPlan plan(context(), g, {});
-    Buffer buffer(context(), 40 * 6 * 8);
-    const auto data = randomComplex(40 * 6, 8);
-    upload(buffer, data);
-    CommandList list(context());
-    list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
-    runList(list);
-    EXPECT_LT(relativeError(download<float>(buffer, data.size()), dft(data, 40, -1)), 1e-5);
+    EXPECT_LT(forwardError(plan, 40, 40 * 6, 8), 1e-5);
     Buffer short_of_one_run(context(), 40 * 5 * 8);
     EXPECT_THROW(FftCommand(plan, short_of_one_run, -1, nullptr, nullptr), InvalidArgumentError);
 }

@@ -4,12 +4,13 @@
 // process with binaries()) and the applications bound to the buffers it has run on.
 //
 // An FftBinding is the set of applications (one per queue) bound to one (buffer, input, kernel)
-// triple; commands share it, and it outlives the plan
-// while a command holds it. The plan remembers its most recent bindings so that calling the same
-// transform on the same buffers again reuses them; an older binding is released when no command
-// holds it, its applications once their queues have finished with them.
+// triple; commands share it, and it outlives the plan while a command holds it. The plan
+// remembers its most recent bindings so that calling the same transform on the same buffers
+// again reuses them; an older binding is released when no command holds it, its applications
+// once their queues have finished with them.
 //
 // Thread safety: safe to share; each binding serialises the use of its applications.
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -42,7 +43,7 @@ public:
 private:
     struct PerQueue {
         std::unique_ptr<VkfftApplication> application;
-        uint64_t last_use = 0;
+        std::atomic<uint64_t> last_use{0};  // raised at each submission without the lock
     };
 
     std::shared_ptr<Kernels> m_kernels;

@@ -42,7 +42,7 @@ struct VkfftGeometry {
     bool kernel_convolution = false;  // the plan prepares a kernel (a forward transform)
     uint32_t conjugate_convolution = 0;
     uint32_t coordinate_features = 1;
-    uint64_t input_bytes = 0;  // > 0: read from a separate input buffer of this size
+    uint64_t input_bytes = 0;  // > 0: one run reads a separate input buffer of this size
     bool keep_shader_code = false;
     // The transform repeated over `runs` consecutive blocks of its buffers (each block what one
     // run uses), each run at byte offsets VkFFT takes as push constants: batches for
@@ -51,10 +51,13 @@ struct VkfftGeometry {
 
     /// Bytes of one complex element.
     uint64_t complexBytes() const noexcept { return precision == FftPrecision::Double ? 16 : 8; }
-    /// Bytes of the (in-place) data buffer one run works on.
+    /// Bytes of the (in-place) data buffer VkFFT works on, every run together.
     uint64_t bufferBytes() const noexcept;
-    /// Bytes of the kernel buffer one run of a convolution reads (0 without one).
-    uint64_t kernelBytes() const noexcept;
+    /// Bytes of the separate input buffer, every run together (0 without one).
+    uint64_t inputBytes() const noexcept { return runs * input_bytes; }
+    /// Bytes of a convolution's kernel buffer, every run together (0 without one): one
+    /// spectrum per output, as many as the data buffer holds.
+    uint64_t kernelBytes() const noexcept { return kernel_count > 0 ? bufferBytes() : 0; }
     /// Throws InvalidArgumentError naming the field when the geometry cannot be planned.
     void check() const;
 };

@@ -12,7 +12,7 @@ namespace {
 
 uint64_t resourceOf(const Buffer& buffer) { return reinterpret_cast<uintptr_t>(&buffer); }
 
-// `needed` bytes (of every run of the plan): 0 when the plan has no such buffer.
+// `needed` bytes: 0 when the plan has no such buffer.
 void checkBuffer(const Buffer* buffer, uint64_t needed, const Context& context, const char* what) {
     if (needed == 0) {
         if (buffer != nullptr)
@@ -45,10 +45,9 @@ FftCommand::FftCommand(FftPlan& plan, Buffer& buffer, int direction, Buffer* inp
         throw InvalidArgumentError("direction: -1 (forward) or 1 (inverse), got " +
                                    std::to_string(direction));
     const VkfftGeometry& geometry = plan.geometry();
-    const uint64_t runs = geometry.runs;
-    checkBuffer(&buffer, runs * geometry.bufferBytes(), plan.context(), "buffer");
-    checkBuffer(input, runs * geometry.input_bytes, plan.context(), "input");
-    checkBuffer(kernel, runs * geometry.kernelBytes(), plan.context(), "kernel");
+    checkBuffer(&buffer, geometry.bufferBytes(), plan.context(), "buffer");
+    checkBuffer(input, geometry.inputBytes(), plan.context(), "input");
+    checkBuffer(kernel, geometry.kernelBytes(), plan.context(), "kernel");
     m_accesses.push_back({resourceOf(buffer), Stage::Compute, true, true});
     for (const Buffer* read : {input, kernel})
         if (read != nullptr && read != &buffer)

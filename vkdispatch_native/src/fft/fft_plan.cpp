@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/context.hpp"
 
@@ -40,11 +41,11 @@ FftBinding::FftBinding(std::shared_ptr<Kernels> kernels, const VkfftBuffers* per
 
 FftBinding::~FftBinding() {
     for (size_t q = 0; q < m_queues.size(); ++q) {
-        if (!m_queues[q].application) continue;
         auto application =
             std::shared_ptr<VkfftApplication>(std::move(m_queues[q].application));
         m_kernels->context.queue(static_cast<int>(q))
-            .retire(m_queues[q].last_use, [application]() mutable { application.reset(); });
+            .retire(m_queues[q].last_use.load(),
+                    [application]() mutable { application.reset(); });
     }
 }
 
@@ -54,15 +55,12 @@ void FftBinding::append(int queue_index, VkCommandBuffer cb, int direction) {
 }
 
 void FftBinding::markUsed(int queue_index, uint64_t value) noexcept {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    PerQueue& queue = m_queues[static_cast<size_t>(queue_index)];
-    if (value > queue.last_use) queue.last_use = value;
+    detail::raiseTo(m_queues[static_cast<size_t>(queue_index)].last_use, value);
 }
 
 FftPlan::FftPlan(Context& context, const VkfftGeometry& geometry,
                  const std::vector<std::vector<uint32_t>>& binaries)
     : m_kernels(std::make_shared<FftBinding::Kernels>(context, geometry)) {
-    geometry.check();
     const size_t devices = context.devices().size();
     if (!binaries.empty() && binaries.size() != devices)
         throw InvalidArgumentError("binaries: one per device (" + std::to_string(devices) +

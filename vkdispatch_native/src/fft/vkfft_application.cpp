@@ -170,8 +170,6 @@ std::string describe(int result, const std::string& operation) {
     throw VkfftError(result, operation);
 }
 
-uint64_t product(const std::array<uint64_t, 3>& size) { return size[0] * size[1] * size[2]; }
-
 }  // namespace
 
 std::string vkfftResultName(int result) {
@@ -283,14 +281,7 @@ uint64_t VkfftGeometry::bufferBytes() const noexcept {
     // A real transform works in place on rows of size[0] / 2 + 1 complex values.
     const uint64_t row = r2c ? size[0] / 2 + 1 : size[0];
     const uint64_t outputs = kernel_count > 0 ? uint64_t(kernel_count) * coordinate_features : 1;
-    return batches * outputs * row * size[1] * size[2] * complexBytes();
-}
-
-uint64_t VkfftGeometry::kernelBytes() const noexcept {
-    if (kernel_count == 0) return 0;
-    const uint64_t row = r2c ? size[0] / 2 + 1 : size[0];
-    return batches * uint64_t(kernel_count) * coordinate_features * row * size[1] * size[2] *
-           complexBytes();
+    return uint64_t(runs) * batches * outputs * row * size[1] * size[2] * complexBytes();
 }
 
 void VkfftGeometry::check() const {
@@ -312,7 +303,6 @@ void VkfftGeometry::check() const {
         throw InvalidArgumentError("axes: at least one axis must be transformed");
     if (batches == 0) throw InvalidArgumentError("batches: must be >= 1, got 0");
     if (runs == 0) throw InvalidArgumentError("runs: must be >= 1, got 0");
-    if (product(size) == 0) throw InvalidArgumentError("size: empty transform");
 }
 
 struct VkfftApplication::State {
@@ -408,9 +398,9 @@ VkfftApplication::VkfftApplication(Device& device, Queue& queue, const VkfftGeom
     s.device = device.handle();
     s.loaded = binary;
     s.runs = geometry.runs;
-    s.buffer_bytes = geometry.runs * geometry.bufferBytes();
-    s.input_bytes = geometry.runs * geometry.input_bytes;
-    s.kernel_bytes = geometry.runs * geometry.kernelBytes();
+    s.buffer_bytes = geometry.bufferBytes();
+    s.input_bytes = geometry.inputBytes();
+    s.kernel_bytes = geometry.kernelBytes();
     createSubmitObjects(s, queue.family());
 
     VkFFTConfiguration c = {};
