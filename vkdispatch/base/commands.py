@@ -1,11 +1,11 @@
 """Commands: the pieces of GPU work a :class:`~vkdispatch.base.command_list.CommandList` records.
 
-A shader dispatch, a buffer copy, fill or update, a VkFFT transform, an explicit barrier. Each is a small immutable
-value (a named tuple: recordings compare equal when their commands do, so an unchanged recording
-is not recorded again); the native list plans the barriers between them from the resources each
-declares, so recording a copy between two shader calls that read and write the same buffers is
-ordered correctly without the user placing barriers. Every command runs on each target queue
-with that queue's replicas.
+A shader dispatch, a buffer copy, fill or update, a VkFFT transform, an explicit barrier. Each is
+a small immutable value (a named tuple: recordings compare equal when their commands do, so an
+unchanged recording is not recorded again); the native list plans the barriers between them
+from the resources each declares, so recording a copy between two shader calls that read and
+write the same buffers is ordered correctly without the user placing barriers. Every command
+runs on each target queue with that queue's replicas.
 
 Sizes and offsets here are in bytes; :func:`vkdispatch.copy` is the element-wise user API.
 """

@@ -1,12 +1,14 @@
 """ComputePlan: a compiled compute shader with its pipeline on every device of the context."""
 from __future__ import annotations
 
+from typing import Callable
+
 from vkdispatch.base.context import get_context
 from vkdispatch.base.handle import Handle
 from vkdispatch.base.shader_cache import compile_glsl
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["ComputePlan"]
+__all__ = ["ComputePlan", "context_plan"]
 
 _BINDING_CODES = (1, 3, 5)
 
@@ -52,3 +54,23 @@ class ComputePlan(Handle):
 
     def _destroy(self) -> None:
         self._native.close()
+
+
+class _ContextPlansKey:
+    """The key of the library's own kernels in ``Context.derived``."""
+
+
+_CONTEXT_PLANS = _ContextPlansKey()
+
+
+def context_plan(context, name: str, source: Callable[[], str], binding_type_list: list,
+                 pc_size: int) -> ComputePlan:
+    """The library kernel called ``name`` (unique per GLSL source) in ``context``: built from
+    ``source()`` on its first use there (or after it was destroyed), then kept with the
+    context."""
+    plans = context.derived.setdefault(_CONTEXT_PLANS, {})
+    plan = plans.get(name)
+    if plan is None or plan.destroyed:
+        with context:
+            plan = plans[name] = ComputePlan(source(), binding_type_list, pc_size, name)
+    return plan

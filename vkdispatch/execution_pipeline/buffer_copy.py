@@ -13,11 +13,11 @@ from typing import Any
 
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.commands import BufferCopy
-from vkdispatch.base.compute_plan import ComputePlan
+from vkdispatch.base.compute_plan import ComputePlan, context_plan
 from vkdispatch.base.context import Context
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
-from vkdispatch.execution_pipeline.graphs import global_graph
+from vkdispatch.execution_pipeline.graphs import graph_or_global
 
 __all__ = ["copy"]
 
@@ -37,22 +37,10 @@ void main() {{
 """
 
 
-class _KernelKey:
-    """The key of the copy kernels in ``Context.derived`` (one compiled set per context)."""
-
-
-_KERNELS = _KernelKey()
-
-
 def _kernel(context: Context, word_bytes: int) -> ComputePlan:
-    kernels = context.derived.setdefault(_KERNELS, {})
-    plan = kernels.get(word_bytes)
-    if plan is None or plan.destroyed:
-        source = _KERNEL.format(local_size=_LOCAL_SIZE, word=_WORD_TYPES[word_bytes])
-        with context:
-            plan = kernels[word_bytes] = ComputePlan(source, [1, 1], 12,
-                                                     f"vd_copy_{_WORD_TYPES[word_bytes]}")
-    return plan
+    word = _WORD_TYPES[word_bytes]
+    return context_plan(context, f"vd_copy_{word}",
+                        lambda: _KERNEL.format(local_size=_LOCAL_SIZE, word=word), [1, 1], 12)
 
 
 def _word_bytes(context: Context, dst: Buffer, src: Buffer, byte_ranges) -> int | None:
@@ -135,11 +123,7 @@ def copy(dst: Buffer, src: Buffer, *, dst_offset: int = 0, src_offset: int = 0,
     if dst is src and src_offset < dst_offset + count and dst_offset < src_offset + count:
         raise InvalidArgumentError(f"dst_offset={dst_offset} and src_offset={src_offset} with "
                                    f"count={count} overlap in the same buffer")
-    if graph is None:
-        graph = global_graph()
-    elif not isinstance(graph, CommandGraph):
-        raise InvalidTypeError(f"graph must be a vd.CommandGraph or None, got "
-                               f"{type(graph).__name__}")
+    graph = graph_or_global(graph)
     if dst.context is not graph.context or src.context is not graph.context:
         raise InvalidArgumentError("dst and src must be buffers of the graph's context "
                                    f"({graph.context!r}); make them inside 'with ctx:' of it")

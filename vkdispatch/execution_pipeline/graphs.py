@@ -8,7 +8,7 @@ from vkdispatch.errors import InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
 from vkdispatch.shader.dispatch_target import set_default_target_provider
 
-__all__ = ["default_graph", "global_graph", "set_global_graph"]
+__all__ = ["default_graph", "global_graph", "graph_or_global", "set_global_graph"]
 
 
 class _ThreadKey:
@@ -50,6 +50,17 @@ def global_graph() -> CommandGraph:
     """The graph shader calls use when no ``graph=`` is given: the one installed with
     :func:`set_global_graph`, else :func:`default_graph`."""
     return _graphs.custom if _graphs.custom is not None else default_graph()
+
+
+def graph_or_global(graph) -> CommandGraph:
+    """``graph`` (checked to be a CommandGraph), or the global graph when it is None: what a
+    library call given ``graph=`` records into."""
+    if graph is None:
+        return global_graph()
+    if not isinstance(graph, CommandGraph):
+        raise InvalidTypeError(f"graph must be a vd.CommandGraph or None, got "
+                               f"{type(graph).__name__}")
+    return graph
 
 
 def set_global_graph(graph: CommandGraph | None = None) -> None:

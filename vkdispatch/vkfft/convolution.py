@@ -17,12 +17,12 @@ from typing import Optional, Tuple
 
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
-from vkdispatch.base.compute_plan import ComputePlan
+from vkdispatch.base.compute_plan import ComputePlan, context_plan
 from vkdispatch.base.context import Context
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.vkfft.functions import _complex_buffer
-from vkdispatch.vkfft.vkfft_dispatcher import (FFTConfig, _check_graph, execute_fft_plan,
-                                               sanitize_input_tuple)
+from vkdispatch.execution_pipeline.graphs import graph_or_global
+from vkdispatch.vkfft.vkfft_dispatcher import FFTConfig, execute_fft_plan, sanitize_input_tuple
 
 __all__ = ["convolve2D", "transpose_kernel2D"]
 
@@ -40,23 +40,11 @@ void main() {{
 """
 
 
-class _ScaleKey:
-    """The key of the scaling kernels in ``Context.derived``."""
-
-
-_SCALE = _ScaleKey()
-
-
 def _scale_kernel(context: Context, scalar: str) -> ComputePlan:
-    kernels = context.derived.setdefault(_SCALE, {})
-    plan = kernels.get(scalar)
-    if plan is None or plan.destroyed:
-        extension = "#extension GL_ARB_gpu_shader_fp64 : require" if scalar == "double" else ""
-        source = _SCALE_KERNEL.format(extension=extension, local_size=_LOCAL_SIZE,
-                                      scalar=scalar)
-        with context:
-            plan = kernels[scalar] = ComputePlan(source, [1], 8, f"vd_vkfft_scale_{scalar}")
-    return plan
+    extension = "#extension GL_ARB_gpu_shader_fp64 : require" if scalar == "double" else ""
+    return context_plan(context, f"vd_vkfft_scale_{scalar}",
+                        lambda: _SCALE_KERNEL.format(extension=extension, local_size=_LOCAL_SIZE,
+                                                     scalar=scalar), [1], 8)
 
 
 def _record_scale(graph, buffer: Buffer, factor: float) -> None:
@@ -115,7 +103,7 @@ def convolve2D(buffer: Buffer, kernel: Buffer, normalize: bool = False,
     if _batched_shape(kernel.shape, "kernel") != (batches, height, width):
         raise InvalidArgumentError(f"kernel: shape {kernel.shape} must match the buffer's "
                                    f"{buffer.shape} (one prepared kernel per image)")
-    graph = _check_graph(graph)
+    graph = graph_or_global(graph)
     config = FFTConfig(buffer._handle, (height, width), normalize=bool(normalize),
                        padding=sanitize_input_tuple(padding), kernel_count=1,
                        conjugate_convolution=2 if conjugate_kernel else 0, convolution_features=1,

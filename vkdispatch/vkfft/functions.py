@@ -7,7 +7,8 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.buffer_copy import copy
-from vkdispatch.vkfft.vkfft_dispatcher import FFTConfig, _check_graph, execute_fft_plan
+from vkdispatch.execution_pipeline.graphs import graph_or_global
+from vkdispatch.vkfft.vkfft_dispatcher import FFTConfig, execute_fft_plan
 from vkdispatch.vkfft.vkfft_plan import python_axes
 
 __all__ = ["fft", "fft2", "fft3", "ifft", "ifft2", "ifft3", "rfft", "rfft2", "rfft3", "irfft",
@@ -47,8 +48,10 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
     _complex_buffer(buffer, "buffer")
     shape = tuple(buffer_shape) if buffer_shape is not None else buffer.shape
     axes = _axes(axis, len(shape))
-    graph = _check_graph(graph)
+    graph = graph_or_global(graph)
     input_shape = input_type = None
+    # Transforms of length 1 are the identity (VkFFT cannot plan them).
+    identity = not r2c and all(shape[axis] == 1 for axis in axes)
     if input_buffer is not None:
         _complex_buffer(input_buffer, "input_buffer")
         if input_buffer.var_type is not buffer.var_type:
@@ -58,14 +61,14 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
             raise InvalidArgumentError(f"input_buffer: out of place, the input needs the "
                                        f"buffer's shape {buffer.shape} (complex transforms), got "
                                        f"{input_buffer.shape}")
-        if inverse or all(shape[axis] == 1 for axis in axes):
+        if inverse or identity:
             # VkFFT's inverse reads the buffer it writes: bring the input there first.
             copy(buffer, input_buffer, graph=graph)
             input_buffer = None
         else:
             input_shape, input_type = input_buffer.shape, input_buffer.var_type
-    if not r2c and all(shape[axis] == 1 for axis in axes):
-        return  # transforms of length 1 are the identity (VkFFT cannot plan them)
+    if identity:
+        return
     config = FFTConfig(buffer._handle, shape, do_r2c=r2c, axes=axes,
                        normalize=normalize_inverse, input_shape=input_shape,
                        input_type=input_type, keep_shader_code=print_shader,

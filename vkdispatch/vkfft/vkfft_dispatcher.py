@@ -14,9 +14,8 @@ from typing import Optional, Tuple
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import get_context
-from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
-from vkdispatch.execution_pipeline.graphs import global_graph
+from vkdispatch.execution_pipeline.graphs import graph_or_global
 from vkdispatch.vkfft.vkfft_plan import VkFFTPlan
 
 __all__ = ["FFTConfig", "get_fft_plan", "execute_fft_plan", "sanitize_input_tuple",
@@ -102,20 +101,11 @@ def clear_plan_cache() -> None:
         context.derived.pop(_PLANS, None)
 
 
-def _check_graph(graph) -> CommandGraph:
-    if graph is None:
-        return global_graph()
-    if not isinstance(graph, CommandGraph):
-        raise InvalidTypeError(f"graph must be a vd.CommandGraph or None, got "
-                               f"{type(graph).__name__}")
-    return graph
-
-
 def execute_fft_plan(buffer: Buffer, inverse: bool, config: FFTConfig, kernel: Buffer = None,
                      input: Buffer = None, graph: CommandGraph = None) -> None:
     """Fetches the plan of ``config`` and records a run of it (submitted at once by an
     immediate graph)."""
-    graph = _check_graph(graph)
+    graph = graph_or_global(graph)
     plan = get_fft_plan(config.shape, do_r2c=config.do_r2c, axes=config.axes,
                         normalize=config.normalize, padding=config.padding,
                         pad_frequency_domain=config.pad_freq_domain,
@@ -128,8 +118,4 @@ def execute_fft_plan(buffer: Buffer, inverse: bool, config: FFTConfig, kernel: B
                         keep_shader_code=config.keep_shader_code,
                         fourier_type=config.fourier_type,
                         runs=config.runs)
-    if buffer.mem_size < plan.buffer_bytes:
-        raise InvalidArgumentError(f"buffer: the transform of shape {config.shape} works on "
-                                   f"{plan.buffer_bytes} bytes; the buffer has "
-                                   f"{buffer.mem_size}")
     plan.record(graph, buffer, inverse, kernel, input)

@@ -14,6 +14,7 @@ from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["VkFFTPlan"]
 
+
 def python_axes(axes, ndim: int, name: str = "axes") -> list[int]:
     """The transformed Python axes (non-negative, sorted, unique) from an int or a sequence;
     None means all. ``name`` is the argument named in errors."""
@@ -50,25 +51,22 @@ def _check_shape(shape, name: str) -> tuple[int, ...]:
     return shape
 
 
-def _padding_bounds(padding, shape: tuple[int, ...]) -> tuple[list[int], list[int]]:
-    """VkFFT's (left, right) zero-block bounds per VkFFT dimension."""
-    left, right = [0, 0, 0], [0, 0, 0]
+def _padding_bounds(padding, shape: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The (left, right) zero-block bounds of each Python axis ((0, 0): none)."""
     if padding is None:
-        return left, right
+        return [(0, 0)] * len(shape)
     padding = tuple(padding)
     if len(padding) != len(shape):
         raise InvalidArgumentError(f"padding: one (left, right) pair per axis of {shape}, got "
                                    f"{len(padding)}")
-    for axis, bounds in enumerate(padding):
-        if bounds is None:
-            continue
-        low, high = bounds
+    bounds = []
+    for axis, block in enumerate(padding):
+        low, high = (0, 0) if block is None else block
         if not 0 <= low <= high <= shape[axis]:
             raise InvalidArgumentError(f"padding: ({low}, {high}) for axis {axis} must satisfy "
                                        f"0 <= left <= right <= {shape[axis]}")
-        dimension = len(shape) - 1 - axis
-        left[dimension], right[dimension] = low, high
-    return left, right
+        bounds.append((low, high))
+    return bounds
 
 
 def _precision(fourier_type, context) -> bool:
@@ -157,7 +155,7 @@ class VkFFTPlan(FFTPlan):
         if self.do_r2c and shape[-1] == 1:
             raise InvalidArgumentError(f"shape: a real transform needs a last axis longer than "
                                        f"1, got {shape}")
-        left, right = _padding_bounds(padding, shape)
+        bounds = _padding_bounds(padding, shape)
         kept = [axis for axis in range(ndim) if shape[axis] > 1]
         if not any(axis in kept for axis in self.axes):
             raise InvalidArgumentError(f"axes: every transformed axis of {shape} has length 1 "
@@ -168,7 +166,7 @@ class VkFFTPlan(FFTPlan):
         for position, axis in enumerate(kept):
             d = dims - 1 - position  # VkFFT's dimension 0 is the last (contiguous) axis
             size[d], omitted[d] = shape[axis], axis not in self.axes
-            pad_left[d], pad_right[d] = left[ndim - 1 - axis], right[ndim - 1 - axis]
+            pad_left[d], pad_right[d] = bounds[axis]
         return dict(dimensions=dims, size=tuple(size), omitted=tuple(omitted),
                     pad_left=tuple(pad_left), pad_right=tuple(pad_right))
 
@@ -188,6 +186,11 @@ class VkFFTPlan(FFTPlan):
             self._check_buffer(value, name)
         if self.destroyed:
             raise self.unusable_error("this VkFFTPlan")
+        # Checked here as well as natively: a graph records natively only when it is submitted.
+        if buffer.mem_size < self.buffer_bytes:
+            raise InvalidArgumentError(f"buffer: the transform of shape {self.shape} works on "
+                                       f"{self.buffer_bytes} bytes; the buffer has "
+                                       f"{buffer.mem_size}")
         graph.record_command(FFTRun(self, buffer, 1 if inverse else -1, input, kernel))
 
     def record_forward(self, graph, buffer: Buffer) -> None:
