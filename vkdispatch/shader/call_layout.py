@@ -165,7 +165,7 @@ class CallLayout:
         return f"argument '{name}'"
 
     def _check_buffers(self, args: tuple) -> None:
-        for position in self._buffers:
+        for position, declared in zip(self._buffers, self._buffer_types):
             value, name = args[position], self._infos[position].name
             if not isinstance(value, Buffer):
                 raise InvalidShaderArgumentError(
@@ -178,7 +178,6 @@ class CallLayout:
                                             "open one")
                 raise InvalidShaderArgumentError(
                     f"argument '{name}' of shader '{self.name}' is a destroyed buffer")
-            declared = self._buffer_types[self._buffers.index(position)]
             # The same scalars grouped otherwise (float32 rows of 2 as vec2) keep their values.
             if declared is not None and scalar_of(value.var_type) is not scalar_of(declared):
                 raise InvalidShaderArgumentError(

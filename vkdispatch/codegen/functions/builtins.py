@@ -215,8 +215,7 @@ def _conversions(format_text: str) -> list[tuple[str, int, str]]:
     return found
 
 
-def _check_printf_arguments(format_text: str, variables: list) -> None:
-    conversions = _conversions(format_text)
+def _check_printf_arguments(format_text: str, conversions: list, variables: list) -> None:
     if len(conversions) != len(variables):
         raise InvalidArgumentError(f"printf: the format {format_text!r} has {len(conversions)} "
                                    f"conversion(s) but {len(variables)} argument(s) were given")
@@ -240,10 +239,10 @@ def printf(format: str, *args) -> None:  # noqa: A002 - the reference's name
     argument makes them unknowable."""
     if not isinstance(format, str):
         raise InvalidTypeError(f"printf format must be a str, got {format!r}")
-    _conversions(format)
+    conversions = _conversions(format)
     if not any(isinstance(a, str) for a in args):
         variables = [as_variable(a, "printf argument") for a in args]
-        _check_printf_arguments(format, variables)
+        _check_printf_arguments(format, conversions, variables)
         _emit_printf(format, [v.name for v in variables], args)
         return
     _emit_printf(format, [_format_argument(a) for a in args], args)
