@@ -58,7 +58,8 @@ class FFTPlan(Handle):
         binaries = [_verified(read_entry(path)) for path in paths]
         if any(blob is None for blob in binaries):
             binaries = []
-        native = module.NativeFftPlan(self.context.native, binaries=binaries, **self._geometry)
+        native = module.NativeFftPlan(self.context.native, binaries=binaries,
+                                      cache=self.context.pipeline_cache(), **self._geometry)
         if cached and not binaries:
             for path, blob in zip(paths, native.binaries()):
                 write_entry(path, hashlib.sha256(blob).digest() + blob)

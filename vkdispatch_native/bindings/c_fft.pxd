@@ -5,7 +5,7 @@ from libcpp cimport bool
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
-from c_compute cimport Command
+from c_compute cimport Command, PipelineCache
 from c_errors cimport raiseNativeError
 from c_runtime cimport Buffer, Context
 
@@ -47,7 +47,8 @@ cdef extern from "vkdispatch/vkfft_application.hpp" namespace "vkdispatch" nogil
 cdef extern from "vkdispatch/fft_plan.hpp" namespace "vkdispatch" nogil:
     cdef cppclass FftPlan:
         FftPlan(Context& context, const VkfftGeometry& geometry,
-                const vector[vector[uint32_t]]& binaries) except +raiseNativeError
+                const vector[vector[uint32_t]]& binaries,
+                PipelineCache* cache) except +raiseNativeError
         const VkfftGeometry& geometry()
         vector[vector[uint32_t]] binaries() except +raiseNativeError
 

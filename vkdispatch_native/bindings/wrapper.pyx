@@ -462,9 +462,11 @@ cdef class NativeFftPlan:
 
     ``size`` is in VkFFT's order (the contiguous axis first), padded to three entries with 1s;
     ``binaries`` (one ``bytes`` per device, or empty) are kernels an earlier plan of the same
-    geometry saved, loaded instead of compiled.
+    geometry saved, loaded instead of compiled; ``cache`` (optional) is the context's pipeline
+    cache, which VkFFT's pipelines are created through.
     """
     cdef NativeContext context
+    cdef NativePipelineCache cache  # kept alive while the plan may build applications
     cdef unique_ptr[ff.FftPlan] ptr
     cdef object __weakref__
 
@@ -474,8 +476,10 @@ cdef class NativeFftPlan:
                   bint frequency_zeropadding=False, uint32_t kernel_count=0,
                   bint kernel_convolution=False, uint32_t conjugate_convolution=0,
                   uint32_t coordinate_features=1, uint64_t input_bytes=0,
-                  bint keep_shader_code=False, uint32_t runs=1, list binaries=None):
+                  bint keep_shader_code=False, uint32_t runs=1, list binaries=None,
+                  NativePipelineCache cache=None):
         cdef rt.Context* native_ctx = _open_context(ctx, self)
+        cdef cp.PipelineCache* native_cache = NULL
         cdef ff.VkfftGeometry g
         cdef vector[vector[uint32_t]] words
         cdef int d
@@ -499,9 +503,13 @@ cdef class NativeFftPlan:
         g.runs = runs
         for blob in binaries or ():
             words.push_back(_words_of(blob))
+        if cache is not None:
+            cache._check_open()
+            native_cache = cache.ptr.get()
         self.context = ctx
+        self.cache = cache
         with nogil:
-            self.ptr.reset(new ff.FftPlan(native_ctx[0], g, words))
+            self.ptr.reset(new ff.FftPlan(native_ctx[0], g, words, native_cache))
         _check_validation()
 
     cdef int _check_open(self) except -1:

@@ -13,6 +13,7 @@
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/fft_command.hpp"
 #include "vkdispatch/fft_plan.hpp"
+#include "vkdispatch/pipeline_cache.hpp"
 
 using namespace vkdispatch;
 using test::context;
@@ -165,6 +166,25 @@ TEST(FftStage, ASavedBinaryBuildsTheSameTransform) {
     ASSERT_FALSE(binaries[0].empty());
     FftPlan plan(context(), lines(60, 2), binaries);
     EXPECT_LT(forwardError(plan, 60, 60 * 2, 4), 1e-5);
+}
+
+TEST(FftStage, PipelinesGoThroughTheContextsCacheOfThatContextOnly) {
+    VKD_REQUIRE_DEVICE();
+    PipelineCache cache(context(), std::vector<std::string>(context().devices().size()));
+    FftPlan plan(context(), lines(60, 2), {}, &cache);
+    EXPECT_LT(forwardError(plan, 60, 60 * 2, 5), 1e-5);  // the spare application, then another
+    EXPECT_LT(forwardError(plan, 60, 60 * 2, 6), 1e-5);
+
+    auto& env = test::deviceEnvironment();
+    const int device_index = env.context->devices()[0]->info().index;
+    Context other(*env.instance, {device_index},
+                  {{computeQueueFamily(env.instance->devices()[device_index])}});
+    try {
+        FftPlan foreign(other, lines(60, 2), {}, &cache);
+        FAIL() << "a pipeline cache of another context was accepted";
+    } catch (const InvalidArgumentError& e) {
+        EXPECT_NE(std::string(e.what()).find("cache"), std::string::npos) << e.what();
+    }
 }
 
 TEST(FftStage, BadGeometriesAndCommandsThrowNamingTheArgument) {

@@ -24,6 +24,7 @@ namespace vkdispatch {
 
 class Buffer;
 class Context;
+class PipelineCache;
 
 class FftBinding {
 public:
@@ -55,10 +56,12 @@ class FftPlan {
 public:
     /// Builds the kernels on every device of `context`; `binaries[d]` (when given and not empty)
     /// are kernels an earlier plan of the same geometry saved for device d, loaded instead of
-    /// compiled. Throws InvalidArgumentError for a geometry that cannot be planned (naming the
-    /// field, or with VkFFT's reason), VkfftError for other VkFFT failures.
+    /// compiled. Pipelines are created through `cache` when it is not null (it must belong to
+    /// `context` and outlive the plan). Throws InvalidArgumentError for a geometry that cannot
+    /// be planned (naming the field, or with VkFFT's reason) or a cache of another context,
+    /// VkfftError for other VkFFT failures.
     FftPlan(Context& context, const VkfftGeometry& geometry,
-            const std::vector<std::vector<uint32_t>>& binaries);
+            const std::vector<std::vector<uint32_t>>& binaries, PipelineCache* cache = nullptr);
     FftPlan(const FftPlan&) = delete;
     FftPlan& operator=(const FftPlan&) = delete;
 

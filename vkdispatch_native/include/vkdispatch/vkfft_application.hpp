@@ -88,10 +88,11 @@ class VkfftApplication {
 public:
     /// Builds the kernels on `queue`'s device, loading `binary` (what binary() of an earlier
     /// application of the same geometry on the same device returned) when it is not empty,
-    /// else compiling them. Throws InvalidArgumentError for a geometry VkFFT cannot plan,
-    /// VkfftError for other failures.
+    /// else compiling them; its pipelines are created through `cache` (VK_NULL_HANDLE: none).
+    /// Throws InvalidArgumentError for a geometry VkFFT cannot plan, VkfftError for other
+    /// failures.
     VkfftApplication(Device& device, Queue& queue, const VkfftGeometry& geometry,
-                     const std::vector<uint32_t>& binary);
+                     const std::vector<uint32_t>& binary, VkPipelineCache cache = VK_NULL_HANDLE);
     ~VkfftApplication();
     VkfftApplication(const VkfftApplication&) = delete;
     VkfftApplication& operator=(const VkfftApplication&) = delete;

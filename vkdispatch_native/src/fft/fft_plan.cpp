@@ -5,6 +5,7 @@
 #include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/context.hpp"
+#include "vkdispatch/pipeline_cache.hpp"
 
 namespace vkdispatch {
 
@@ -13,6 +14,7 @@ struct FftBinding::Kernels {
     VkfftGeometry geometry;
     std::mutex mutex;
     std::vector<std::vector<uint32_t>> binaries;  // per device
+    std::vector<VkPipelineCache> caches;           // per device (VK_NULL_HANDLE: none)
     // Per device, the application built with the plan: not bound yet, so the first binding of
     // that device takes it instead of building another.
     std::vector<std::unique_ptr<VkfftApplication>> spares;
@@ -25,7 +27,7 @@ struct FftBinding::Kernels {
         if (spares[device]) return std::move(spares[device]);
         return std::make_unique<VkfftApplication>(context.deviceOfQueue(queue_index),
                                                   context.queue(queue_index), geometry,
-                                                  binaries[device]);
+                                                  binaries[device], caches[device]);
     }
 };
 
@@ -59,19 +61,24 @@ void FftBinding::markUsed(int queue_index, uint64_t value) noexcept {
 }
 
 FftPlan::FftPlan(Context& context, const VkfftGeometry& geometry,
-                 const std::vector<std::vector<uint32_t>>& binaries)
+                 const std::vector<std::vector<uint32_t>>& binaries, PipelineCache* cache)
     : m_kernels(std::make_shared<FftBinding::Kernels>(context, geometry)) {
     const size_t devices = context.devices().size();
     if (!binaries.empty() && binaries.size() != devices)
         throw InvalidArgumentError("binaries: one per device (" + std::to_string(devices) +
                                    ") or none, got " + std::to_string(binaries.size()));
+    if (cache != nullptr && &cache->context() != &context)
+        throw InvalidArgumentError("cache: the pipeline cache belongs to another context");
     m_kernels->binaries.resize(devices);
     m_kernels->spares.resize(devices);
+    m_kernels->caches.assign(devices, VK_NULL_HANDLE);
     for (size_t d = 0; d < devices; ++d) {
         if (!binaries.empty()) m_kernels->binaries[d] = binaries[d];
+        if (cache != nullptr) m_kernels->caches[d] = cache->handle(static_cast<int>(d));
         Device& device = *context.devices()[d];
         auto application = std::make_unique<VkfftApplication>(
-            device, *device.queues().front(), geometry, m_kernels->binaries[d]);
+            device, *device.queues().front(), geometry, m_kernels->binaries[d],
+            m_kernels->caches[d]);
         if (m_kernels->binaries[d].empty()) m_kernels->binaries[d] = application->binary();
         m_kernels->spares[d] = std::move(application);
     }

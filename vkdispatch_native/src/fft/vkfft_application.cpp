@@ -6,6 +6,10 @@
 // vkFFT.h, glslang_resource_t and glslang_input_t are renamed (macros) to the older layouts VkFFT
 // was written for, and the three glslang calls that take them are routed through functions that
 // convert to the real structs. Everything else VkFFT uses from glslang is unchanged.
+//
+// VkFFT also creates its pipelines without a pipeline cache; its vkCreateComputePipelines calls
+// are routed (one more macro) through the context's cache, so a process that loads VkFFT's
+// kernels from the disk cache does not wait for the driver to compile them again either.
 #include "vkdispatch/vkfft_application.hpp"
 
 #include <cstddef>
@@ -95,8 +99,19 @@ int parseOlderInput(glslang_shader_t* shader, const OlderGlslangInput* input) {
     return glslang_shader_parse(shader, converted(input));
 }
 
+// The cache of the application being built (builds hold g_build_mutex, one at a time).
+VkPipelineCache g_building_cache = VK_NULL_HANDLE;
+
+VkResult createPipelinesThroughCache(VkDevice device, VkPipelineCache, uint32_t count,
+                                     const VkComputePipelineCreateInfo* infos,
+                                     const VkAllocationCallbacks* allocator,
+                                     VkPipeline* pipelines) {
+    return vkCreateComputePipelines(device, g_building_cache, count, infos, allocator, pipelines);
+}
+
 }  // namespace
 
+#define vkCreateComputePipelines(...) createPipelinesThroughCache(__VA_ARGS__)
 #define glslang_resource_t OlderGlslangResource
 #define glslang_input_t OlderGlslangInput
 #define glslang_shader_create createShaderFromOlderInput
@@ -115,6 +130,7 @@ int parseOlderInput(glslang_shader_t* shader, const OlderGlslangInput* input) {
 #pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
 #include <vkFFT.h>
 #pragma GCC diagnostic pop
+#undef vkCreateComputePipelines
 #undef glslang_resource_t
 #undef glslang_input_t
 #undef glslang_shader_create
@@ -390,7 +406,7 @@ void describeResources(VkFFTConfiguration& c, const VkfftGeometry& g,
 }  // namespace
 
 VkfftApplication::VkfftApplication(Device& device, Queue& queue, const VkfftGeometry& geometry,
-                                   const std::vector<uint32_t>& binary)
+                                   const std::vector<uint32_t>& binary, VkPipelineCache cache)
     : m_state(std::make_unique<State>()) {
     geometry.check();
     State& s = *m_state;
@@ -412,6 +428,7 @@ VkfftApplication::VkfftApplication(Device& device, Queue& queue, const VkfftGeom
         // VkFFT sets the "C" locale while it generates code and "restores" the previous one
         // from a pointer its own setlocale call invalidated: the caller's locale is kept here.
         const std::string locale = setlocale(LC_ALL, nullptr);
+        g_building_cache = cache;
         // VkFFT submits its table uploads to the queue and waits on its fence.
         queue.runExclusive([&](VkQueue raw) {
             s.queue = raw;
