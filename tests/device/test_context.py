@@ -296,6 +296,23 @@ def test_initialize_other_backend_after_vulkan_raises_runtime_error(context, rng
     assert_roundtrip(rng)
 
 
+def test_initialize_again_names_only_the_arguments_given(context, caplog, monkeypatch, rng):
+    """A runtime made with debug_mode=True and a later plain initialize() warned that
+    'debug_mode=False' was ignored, an argument the user never passed."""
+    from vkdispatch.base import init
+    current = init._RuntimeSlot.current
+    monkeypatch.setitem(current.settings, "debug_mode", True)
+    vd.initialize()
+    vd.initialize(debug_mode=True)
+    assert vkdispatch_records(caplog) == []
+    monkeypatch.setitem(current.settings, "debug_mode", False)
+    vd.initialize(debug_mode=True, log_level=current.settings.get("log_level"))
+    messages = [r.getMessage() for r in vkdispatch_records(caplog)]
+    assert len(messages) == 1 and "debug_mode=True" in messages[0], messages
+    assert "log_level" not in messages[0] and "loader_debug_logs" not in messages[0]
+    assert_roundtrip(rng)
+
+
 def test_initialize_again_with_other_log_level_warns_and_keeps_level(context, caplog, rng):
     logger = logging.getLogger("vkdispatch")
     level = logger.level

@@ -321,6 +321,27 @@ def test_set_var_refuses_a_non_number_when_set(context, rng, healthy, copy_shade
     healthy(rng)
 
 
+@pytest.mark.parametrize("value, instances, expected", [
+    ([1.0, 2.0], 1, "takes 1 value\\(s\\) for instance_count=1, got 2"),
+    ([1.0, 2.0], 3, "takes 1 value\\(s\\) or 3 \\(one per instance\\) for "
+                    "instance_count=3, got 2")])
+def test_var_count_errors_name_the_users_var_and_count_per_instance(context, rng, healthy,
+                                                                   copy_shader, value,
+                                                                   instances, expected):
+    """They named the internal member ('Var 'var1'') and ignored the instance count."""
+    out, src = _buffers(rng)
+    graph = vd.CommandGraph()
+    copy_shader(out, src, 2.0, graph.bind_var("offset"), graph=graph)
+    graph.set_var("offset", value)
+    with pytest.raises(ValueError, match=r"set_var\('offset'\): a float32 Var " + expected):
+        graph.submit(instance_count=instances)
+    graph.set_var("offset", [0.25, 0.5, 1.5])  # one per instance: the last one stays
+    graph.submit(instance_count=3)
+    np.testing.assert_allclose(out.read(0), src.read(0) * 2 + 1.5, rtol=1e-6)
+    graph.destroy()
+    healthy(rng)
+
+
 def test_graph_with_destroyed_buffer_raises_at_submit_and_can_be_rerecorded(context, rng,
                                                                             healthy,
                                                                             copy_shader):

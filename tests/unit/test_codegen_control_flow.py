@@ -1,9 +1,13 @@
 """Control flow: the context managers, the legacy statement API, conditions, any/all (11.8)."""
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
+import vkdispatch as vd
 import vkdispatch.codegen as vc
+from vkdispatch import errors
 from codegen_helpers import assert_compiles, main_body, source_of, trace
 from vkdispatch.codegen.abbreviations import Buff, Const, f32, i32, u32, v2
 from vkdispatch.codegen.literals import boolean
@@ -211,3 +215,122 @@ def test_legacy_one_line_if_with_a_command():
 
     description, _ = compiled(body, Buff[f32])
     assert main_body(description)[0] == "if((gl_GlobalInvocationID.x > 10)) return;"
+
+
+# -- misuse raises while tracing, at the user's line --------------------------------------------
+
+def _else_first(out: Buff[f32]):
+    with vc.else_block():  # misuse
+        out[0] = 1.0
+
+
+def _else_after_a_statement(out: Buff[f32]):
+    with vc.if_block(out[0] > 0):
+        out[0] = 1.0
+    out[1] = 2.0
+    with vc.else_block():  # misuse
+        out[0] = 3.0
+
+
+def _two_else_blocks(out: Buff[f32]):
+    with vc.if_block(out[0] > 0):
+        out[0] = 1.0
+    with vc.else_block():
+        out[0] = 2.0
+    with vc.else_block():  # misuse
+        out[0] = 3.0
+
+
+def _else_if_after_a_loop(out: Buff[f32]):
+    with vc.while_block(out[0] > 0):
+        out[0] = out[0] - 1.0
+    with vc.else_if_block(out[1] > 0):  # misuse
+        out[0] = 3.0
+
+
+def _two_else_statements(out: Buff[f32]):
+    vc.if_statement(out[0] > 0)
+    out[0] = 1.0
+    vc.else_statement()
+    out[0] = 2.0
+    vc.else_statement()  # misuse
+    vc.end()
+
+
+def _else_statement_in_a_loop(out: Buff[f32]):
+    vc.while_statement(out[0] > 0)
+    vc.else_statement()  # misuse
+    vc.end()
+
+
+def _stray_end(out: Buff[f32]):
+    out[0] = 1.0
+    vc.end()  # misuse
+
+
+def _end_twice(out: Buff[f32]):
+    vc.new_scope()
+    out[0] = 1.0
+    vc.end()
+    vc.end()  # misuse
+
+
+MISUSES = {
+    "else first": (_else_first, "vc.else_block must directly follow an if"),
+    "else after a statement": (_else_after_a_statement, "vc.else_block must directly follow"),
+    "two else blocks": (_two_else_blocks, "vc.else_block must directly follow"),
+    "else-if after a loop": (_else_if_after_a_loop, "vc.else_if_block must directly follow"),
+    "two else statements": (_two_else_statements, "there is an open else block"),
+    "else statement in a loop": (_else_statement_in_a_loop, "there is an open while block"),
+    "stray end": (_stray_end, "vc.end\\(\\) has no block to close"),
+    "end twice": (_end_twice, "vc.end\\(\\) has no block to close"),
+}
+
+
+def _misuse_line(function) -> str:
+    lines, first = inspect.getsourcelines(function)
+    offset = next(i for i, line in enumerate(lines) if "# misuse" in line)
+    return f"{__file__}:{first + offset}"
+
+
+@pytest.mark.parametrize("case", MISUSES)
+def test_misused_control_flow_raises_at_the_users_line(case):
+    """Before, each reached glslang as a syntax error without the user's line (and an else
+    with nothing before it bound to the generated bounds guard)."""
+    function, message = MISUSES[case]
+    with pytest.raises(RuntimeError, match=message) as caught:
+        vd.shader(exec_size=8)(function)
+    assert isinstance(caught.value, errors.InvalidStateError)
+    assert _misuse_line(function) in str(caught.value)
+
+
+def test_a_block_never_closed_names_the_line_that_opened_it():
+    def body(out: Buff[f32]):
+        vc.if_statement(out[0] > 0)  # misuse
+        out[0] = 1.0
+
+    with pytest.raises(errors.InvalidStateError, match="the if block opened at .* is never "
+                                                       "closed") as caught:
+        vd.shader(exec_size=8)(body)
+    assert _misuse_line(body) in str(caught.value)
+    with pytest.raises(errors.InvalidStateError, match="the scope block"):
+        trace(lambda out: vc.new_scope(), Buff[f32])
+
+
+def test_correct_chains_still_trace_after_a_misuse():
+    with pytest.raises(errors.InvalidStateError):
+        trace(_stray_end, Buff[f32])
+
+    def body(out: Buff[f32]):
+        with vc.if_block(out[0] > 0):
+            out[0] = 1.0
+        with vc.else_if_block(out[1] > 0):
+            out[0] = 2.0
+        with vc.else_block():
+            out[0] = 3.0
+        vc.if_statement(out[0] > 1)
+        vc.else_statement()
+        vc.end()
+
+    description, _ = compiled(body, Buff[f32])
+    assert main_body(description)[-3:] == ["if((buf0.data[0] > 1)) {", "} else {", "}"]

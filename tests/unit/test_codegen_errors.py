@@ -8,7 +8,7 @@ import pytest
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
-from codegen_helpers import LOCAL_SIZE, trace
+from codegen_helpers import LOCAL_SIZE, assert_compiles, trace
 from vkdispatch.base import dtype as dt
 from vkdispatch.codegen.abbreviations import (Buff, Const, Img2, Var, c64, f32, i32, iv2, m2,
                                               u32, v2, v3)
@@ -256,6 +256,54 @@ def test_index_by_a_non_integer_or_non_scalar_value_raises():
 
 def test_negative_buffer_index_raises():
     raises(IndexError, "out of range", lambda a: a[-1], Buff[f32])
+
+
+def test_a_constant_buffer_index_must_fit_32_bits():
+    """2**40 reached glslang as a "numeric literal too big" build error."""
+    raises(IndexError, "index 1099511627776 is out of range .* \\(0..2147483647\\)",
+           lambda a: a[2**40], Buff[f32])
+    raises(IndexError, "index 2147483648 is out of range", lambda a: a[2**31], Buff[f32])
+
+    def body(a):
+        a[2**31 - 1] = a[0]
+
+    description, _ = trace(body, Buff[f32])
+    assert f"buf0.data[{2**31 - 1}] = buf0.data[0];" in assert_compiles(description)
+
+
+@pytest.mark.parametrize("function, arguments, arity", [
+    (vc.clamp, 2, 3), (vc.clamp, 4, 3), (vc.min, 1, 2), (vc.max, 3, 2), (vc.mix, 2, 3),
+    (vc.fma, 2, 3), (vc.pow, 1, 2), (vc.atan2, 1, 2), (vc.dot, 1, 2), (vc.sin, 2, 1),
+    (vc.smoothstep, 2, 3), (vc.step, 3, 2)])
+def test_builtins_called_with_the_wrong_argument_count_raise(function, arguments, arity):
+    """vc.clamp(x, 0.0) used to reach glslang ("no matching overloaded function")."""
+    name = "atan2" if function is vc.atan2 else function.__name__
+    raises(ValueError, f"vc.{name} takes {arity} argument", lambda x: function(*[x] * arguments),
+           Const[f32])
+
+
+@pytest.mark.parametrize("body, match", [
+    (lambda x: vc.to_vec3(x, x), "vec3\\(...\\) needs 3 components .* supplying 1 \\+ 1"),
+    (lambda x: vc.to_vec4(vc.to_vec2(x, x), x), "vec4\\(...\\) needs 4 components"),
+    (lambda x: vc.to_vec2(x, x, x), "vec2\\(...\\) needs 2 components .* 1 \\+ 1 \\+ 1"),
+    (lambda x: vc.to_vec4(vc.to_vec3(x)), "vec4\\(...\\) needs 4 components"),
+    (lambda x: vc.to_mat2(x, x, x), "mat2\\(...\\) needs 4 components"),
+    (lambda x: vc.to_float(x, x), "float32\\(...\\) needs 1 component")])
+def test_constructors_with_the_wrong_component_count_raise(body, match):
+    """vc.to_vec3(a, b) used to reach glslang ("not enough data provided for construction")."""
+    raises(ValueError, match, body, Const[f32])
+
+
+def test_constructors_glsl_accepts_still_trace_and_compile():
+    def body(x):
+        for value in [vc.to_vec3(x), vc.to_vec3(vc.to_vec2(x, x), x), vc.to_vec3(vc.to_vec4(x)),
+                      vc.to_vec3(x, vc.to_vec2(x, x)), vc.to_vec4(vc.to_vec3(x), vc.to_vec2(x)),
+                      vc.to_mat2(vc.to_mat3(x)), vc.to_mat2(x), vc.to_mat2(vc.to_vec4(x)),
+                      vc.to_float(vc.to_vec2(x, x))]:
+            value.to_register()
+
+    description, _ = trace(body, Const[f32])
+    assert_compiles(description)
 
 
 @pytest.mark.parametrize("letters", ["", "xyzwx", "xa", "rgb", 3])

@@ -90,7 +90,9 @@ def initialize(debug_mode: bool = False, log_level: LogLevel | None = None,
     with _RuntimeSlot.lock:
         current = _RuntimeSlot.current
         if current is not None:
-            _check_repeat(current, backend, settings)
+            # Only what this call asked for (not its defaults) can have been ignored.
+            asked = {k: v for k, v in settings.items() if v not in (False, None)}
+            _check_repeat(current, backend, asked)
             return
         name = backends.requested_backend(backend)
         if log_level is not None:
@@ -102,14 +104,14 @@ def initialize(debug_mode: bool = False, log_level: LogLevel | None = None,
         _RuntimeSlot.current = runtime_
 
 
-def _check_repeat(current: Runtime, backend: str | None, settings: dict) -> None:
+def _check_repeat(current: Runtime, backend: str | None, asked: dict) -> None:
     if backend is not None and backends.normalize_backend(backend) != current.backend:
         raise InvalidStateError(f"vkdispatch is already initialized with backend '{current.backend}'. "
                            f"Cannot reinitialize with '{backend}' in the same process.")
-    changed = [k for k, v in settings.items() if current.settings.get(k) != v]
+    changed = [k for k, v in asked.items() if current.settings.get(k) != v]
     if changed:
         logger.warning("vkdispatch is already initialized; these initialize() arguments were "
-                       "ignored: %s", ", ".join(f"{k}={settings[k]!r}" for k in changed))
+                       "ignored: %s", ", ".join(f"{k}={asked[k]!r}" for k in changed))
 
 
 def runtime() -> Runtime:

@@ -11,6 +11,7 @@ import enum
 from typing import Any
 
 from vkdispatch.base import dtype as dt
+from vkdispatch.codegen.blocks import BlockStack
 from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.codegen.flags import ShaderFlags
 from vkdispatch.codegen.glsl import GLSLBackend
@@ -152,6 +153,7 @@ class ShaderBuilder:
         self._counter = 0
         self._lines: list[str] = []
         self._indent = 1
+        self._blocks = BlockStack()
         self.bindings: list[ShaderBinding] = []
         self.binding_access: list[list[bool]] = []
         self.shared_arrays: list[SharedArray] = []
@@ -226,12 +228,39 @@ class ShaderBuilder:
     def dedent(self) -> None:
         self._indent -= 1
 
+    def open_block(self, kind: str, opening: str, indent: bool = True) -> None:
+        """Emits ``opening`` (ending in ``{``) and opens a block of ``kind`` ("if", "else if",
+        "else", "while", "scope"); an else kind must directly follow a closed if-block."""
+        if kind.startswith("else"):
+            self._blocks.check_else_follows_if(f"vc.{kind.replace(' ', '_')}_block",
+                                               len(self._lines))
+        self.emit(opening)
+        self._blocks.open(kind)
+        if indent:
+            self.indent()
+
+    def close_block(self, indent: bool = True) -> None:
+        """Emits ``}`` for the innermost open block; raises when none is open."""
+        self._blocks.close(len(self._lines) + 1)
+        if indent:
+            self.dedent()
+        self.emit("}")
+
+    def continue_block(self, kind: str, header: str) -> None:
+        """The legacy ``} <header> {`` continuing the open if-block as ``kind``."""
+        self._blocks.switch_to(kind, f"vc.{kind.replace(' ', '_')}_statement")
+        self.dedent()
+        self.emit("} " + header + " {")
+        self.indent()
+
     @property
     def body(self) -> str:
         return "\n".join(self._lines)
 
     def build(self, name: str) -> ShaderDescription:
-        """Freezes what was traced into a description named ``name``."""
+        """Freezes what was traced into a description named ``name``; raises when a block
+        opened by a statement form was never closed."""
+        self._blocks.check_all_closed()
         ubo_access = [(True, False)] if self.uniform_fields else []
         base = 1 if self.uniform_fields else 0
         arg_infos = [info if info.binding is None

@@ -8,6 +8,7 @@ what to write instead.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 from vkdispatch.base import dtype as dt
@@ -22,6 +23,8 @@ from vkdispatch.errors import (IndexOutOfRangeError, InvalidArgumentError, Inval
 __all__ = ["ShaderVariable", "as_variable", "literal", "constructor", "builder_for"]
 
 _COMPONENTS = "xyzw"
+# glslang takes a constant index as an int: larger ones fail to compile.
+_INDEX_LIMIT = 2**31
 
 
 def builder_for(*values):
@@ -71,6 +74,26 @@ def as_variable(value, what: str = "operand") -> ShaderVariable:
                            f"{value!r} ({type(value).__name__})")
 
 
+def _components(value) -> int:
+    return math.prod(value.var_type.shape) if isinstance(value, ShaderVariable) else 1
+
+
+def _check_constructor_sizes(var_type, args) -> None:
+    """GLSL's rule for ``T(a, b, ...)``: the arguments supply at least T's components and
+    the last one is needed (one scalar fills every component, one matrix converts)."""
+    needed = math.prod(var_type.shape)
+    if len(args) == 1 and (_components(args[0]) == 1 or (
+            dt.is_matrix(var_type) and dt.is_matrix(args[0].var_type))):
+        return
+    given = [_components(a) for a in args]
+    if sum(given) < needed or sum(given) - given[-1] >= needed:
+        sizes = " + ".join(str(g) for g in given)
+        raise InvalidArgumentError(f"{var_type.name}(...) needs {needed} component"
+                                   f"{'s' if needed > 1 else ''} from its arguments (or one "
+                                   f"scalar), got {len(args)} argument{'s' if len(args) > 1 else ''}"
+                                   f" supplying {sizes}")
+
+
 def constructor(var_type, *args) -> ShaderVariable:
     """The constructor expression ``T(a, b, ...)`` (literals formatted for ``T``)."""
     parts = []
@@ -83,6 +106,7 @@ def constructor(var_type, *args) -> ShaderVariable:
         else:
             scalar = scalar_of(var_type)
             parts.append(format_literal(arg, scalar if dt.is_float_dtype(scalar) else None))
+    _check_constructor_sizes(var_type, args)
     builder_for(*[a for a in args if isinstance(a, ShaderVariable)]).use_type(var_type)
     return ShaderVariable(var_type, f"{var_type.glsl_type}({', '.join(parts)})", lexical=True)
 
@@ -291,10 +315,10 @@ class ShaderVariable(ArithmeticMixin):
             return index.name
         if isinstance(index, numbers.Integral) and not isinstance(index, bool):
             index = int(index)
-            if index < 0 or (count is not None and index >= count):
-                limit = f" (0..{count - 1})" if count is not None else ""
+            limit = count if count is not None else _INDEX_LIMIT
+            if not 0 <= index < limit:
                 raise IndexOutOfRangeError(f"index {index} is out of range for '{self.name}' "
-                                           f"of type {self.var_type.name}{limit}")
+                                           f"of type {self.var_type.name} (0..{limit - 1})")
             return str(index)
         raise InvalidTypeError(f"Index must be a ShaderVariable or int type, not {type(index)}!")
 

@@ -212,17 +212,23 @@ class CommandGraph(CommandList, DispatchTarget):
         ``name`` (one value, or one per instance)."""
         array = np.asarray(value) if value is not None else None
         for index, member in self.name_to_pc_key_dict[name]:
-            element = next(e for e in self._commands[index].pc_packer.structure
-                           if e.name == member)
+            element = self._element_of(index, member)
             kinds = "biufc" if dt.is_complex(element.dtype) else "biuf"
             if array is None or array.dtype.kind not in kinds:
                 raise InvalidArgumentError(f"set_var('{name}'): expected numbers for a "
                                            f"{element.dtype.name}, got {value!r:.60}")
-            single = math.prod(element.dtype.numpy_shape) * element.count * \
-                (2 if dt.is_complex(element.dtype) and array.dtype.kind != "c" else 1)
+            single = self._values_per_instance(element)
             if array.size % single:
                 raise InvalidArgumentError(f"set_var('{name}'): a {element.dtype.name} takes "
                                            f"{single} value(s) per instance, got {array.size}")
+
+    def _element_of(self, index: int, member: str):
+        return next(e for e in self._commands[index].pc_packer.structure if e.name == member)
+
+    @staticmethod
+    def _values_per_instance(element) -> int:
+        """Numbers (real or complex) one instance's value of ``element`` holds."""
+        return math.prod(element.dtype.numpy_shape) * element.count
 
     # -- submission -----------------------------------------------------------------------------
 
@@ -292,10 +298,26 @@ class CommandGraph(CommandList, DispatchTarget):
         if send and queue_index != _LEAST_BUSY_QUEUE:
             self._uploaded_to |= targets
 
+    def _check_instance_values(self, instance_count: int) -> None:
+        """Each set_var value holds one value for every instance or one per instance."""
+        for name, value in self.queued_pc_values.items():
+            size = np.asarray(value).size
+            for index, member in self.name_to_pc_key_dict[name]:
+                element = self._element_of(index, member)
+                single = self._values_per_instance(element)
+                if size != single and size != single * instance_count:
+                    per_instance = f" or {single * instance_count} (one per instance)" \
+                        if instance_count > 1 else ""
+                    raise InvalidArgumentError(
+                        f"set_var('{name}'): a {element.dtype.name} Var takes {single} "
+                        f"value(s){per_instance} for instance_count={instance_count}, got "
+                        f"{size}")
+
     def _push_constant_data(self, instance_count: int) -> bytes:
         size = self.get_instance_size()
         if size == 0:
             return b""
+        self._check_instance_values(instance_count)
         overrides = {(i, field): self.queued_pc_values[name]
                      for name, keys in self.name_to_pc_key_dict.items()
                      if name in self.queued_pc_values for i, field in keys}
@@ -319,12 +341,12 @@ class CommandGraph(CommandList, DispatchTarget):
                 offset = self._write_pc(data, offset, element, value, instance_count)
         return data.tobytes()
 
-    @staticmethod
-    def _write_pc(data: np.ndarray, offset: int, element, value, instance_count: int) -> int:
+    @classmethod
+    def _write_pc(cls, data: np.ndarray, offset: int, element, value, instance_count: int) -> int:
         """Writes one member for every instance: one value for all, or one per instance."""
         what = "Var"  # the packer adds the member's name
         width = element.dtype.item_size * element.count
-        single = math.prod(element.dtype.numpy_shape) * element.count
+        single = cls._values_per_instance(element)
         array = np.asarray(value)
         if instance_count > 1 and array.size == single * instance_count != single:
             rows = array.reshape(instance_count, -1)

@@ -26,7 +26,10 @@ class LaunchParametersHolder:
         try:
             return self._values[name]
         except KeyError:
-            raise KeyError(f"'{name}' is not a parameter of this shader") from None
+            names = ", ".join(self._values) or "none"
+            raise KeyError(f"'{name}' is not a parameter of this shader (its parameters: "
+                           f"{names}); a launch function receives them by name, as in "
+                           f"`lambda args: args.{next(iter(self._values), 'buf')}.size`") from None
 
     def get_names(self) -> list[str]:
         return list(self._values)

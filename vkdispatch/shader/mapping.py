@@ -6,7 +6,7 @@ import inspect
 import typing
 from typing import Any, Callable
 
-from vkdispatch.codegen.context import get_builder
+from vkdispatch.codegen.functions.control_flow import scope_block
 from vkdispatch.codegen.functions.registers import new_register
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
@@ -24,20 +24,13 @@ class MappingFunction:
 
     def callback(self, *args):
         """Inlines the function (called while another shader is traced)."""
-        builder = get_builder()
         if self.return_type is None:
-            builder.emit("{")
-            builder.indent()
-            self.mapping_function(*args)
-            builder.dedent()
-            builder.emit("}")
+            with scope_block():
+                self.mapping_function(*args)
             return None
         result = new_register(self.return_type)
-        builder.emit("{")
-        builder.indent()
-        result[:] = self.mapping_function(*args)
-        builder.dedent()
-        builder.emit("}")
+        with scope_block():
+            result[:] = self.mapping_function(*args)
         return result
 
 

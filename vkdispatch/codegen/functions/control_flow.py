@@ -1,5 +1,7 @@
 """Control flow while tracing: ``with vc.if_block(cond):`` and friends, plus the legacy
-statement forms (``vc.if_statement(...)`` ... ``vc.end()``) that the tutorials use."""
+statement forms (``vc.if_statement(...)`` ... ``vc.end()``) that the tutorials use. The builder
+pairs the blocks (``blocks.py``): an else with no if before it, a stray ``vc.end()`` or a block
+never closed raises while tracing."""
 from __future__ import annotations
 
 import contextlib
@@ -35,50 +37,42 @@ def _condition(value) -> str:
                            f"{value!r} ({type(value).__name__})")
 
 
-def _open(header: str) -> None:
-    builder = get_builder()
-    builder.emit(header + " {")
-    builder.indent()
+def _open(kind: str, header: str) -> None:
+    get_builder().open_block(kind, header + " {")
 
 
 def end(indent: bool = True) -> None:
-    """Closes the innermost block opened by a statement form (legacy API)."""
-    builder = get_builder()
-    if indent:
-        builder.dedent()
-    builder.emit("}")
+    """Closes the innermost block opened by a statement form (legacy API); raises when no
+    block is open."""
+    get_builder().close_block(indent)
 
 
 @contextlib.contextmanager
-def _block(opening: str, indent: bool = True) -> Iterator[None]:
+def _block(kind: str, opening: str, indent: bool = True) -> Iterator[None]:
     builder = get_builder()
-    builder.emit(opening)
-    if indent:
-        builder.indent()
-    try:
-        yield
-    finally:
-        end(indent)
+    builder.open_block(kind, opening, indent)
+    yield  # an error inside abandons the whole trace, so the block is closed only on success
+    builder.close_block(indent)
 
 
 def if_block(condition) -> contextlib.AbstractContextManager:
     """``with vc.if_block(cond):`` emits ``if(cond) { ... }``."""
-    return _block(f"if({_condition(condition)}) {{")
+    return _block("if", f"if({_condition(condition)}) {{")
 
 
 def else_if_block(condition) -> contextlib.AbstractContextManager:
     """``with vc.else_if_block(cond):`` right after an if/else-if block."""
-    return _block(f"else if({_condition(condition)}) {{")
+    return _block("else if", f"else if({_condition(condition)}) {{")
 
 
 def else_block() -> contextlib.AbstractContextManager:
     """``with vc.else_block():`` right after an if/else-if block."""
-    return _block("else {")
+    return _block("else", "else {")
 
 
 def while_block(condition) -> contextlib.AbstractContextManager:
     """``with vc.while_block(cond):`` emits ``while(cond) { ... }``."""
-    return _block(f"while({_condition(condition)}) {{")
+    return _block("while", f"while({_condition(condition)}) {{")
 
 
 def _scope_opening(comment: str | None) -> str:
@@ -87,7 +81,7 @@ def _scope_opening(comment: str | None) -> str:
 
 def scope_block(indent: bool = True, comment: str | None = None):
     """``with vc.scope_block():`` emits a bare ``{ ... }`` scope (optionally commented)."""
-    return _block(_scope_opening(comment), indent)
+    return _block("scope", _scope_opening(comment), indent)
 
 
 def return_statement(arg=None) -> None:
@@ -138,57 +132,44 @@ def if_statement(arg, command: str | None = None) -> None:
     if command is not None:
         get_builder().emit(f"if({_condition(arg)}) {command}")
         return
-    _open(f"if({_condition(arg)})")
+    _open("if", f"if({_condition(arg)})")
 
 
 def if_any(*args) -> None:
     """Opens ``if(any of args) {``."""
-    _open(f"if({any(*args).name})")
+    _open("if", f"if({any(*args).name})")
 
 
 def if_all(*args) -> None:
     """Opens ``if(all of args) {``."""
-    _open(f"if({all(*args).name})")
+    _open("if", f"if({all(*args).name})")
 
 
 def else_statement() -> None:
     """Closes the open if-block and opens ``} else {``."""
-    builder = get_builder()
-    builder.dedent()
-    builder.emit("} else {")
-    builder.indent()
-
-
-def _reopen(header: str) -> None:
-    builder = get_builder()
-    builder.dedent()
-    builder.emit("} " + header + " {")
-    builder.indent()
+    get_builder().continue_block("else", "else")
 
 
 def else_if_statement(arg) -> None:
     """Closes the open if-block and opens ``} else if(arg) {``."""
-    _reopen(f"else if({_condition(arg)})")
+    get_builder().continue_block("else if", f"else if({_condition(arg)})")
 
 
 def else_if_any(*args) -> None:
     """``} else if(any of args) {``."""
-    _reopen(f"else if({any(*args).name})")
+    get_builder().continue_block("else if", f"else if({any(*args).name})")
 
 
 def else_if_all(*args) -> None:
     """``} else if(all of args) {``."""
-    _reopen(f"else if({all(*args).name})")
+    get_builder().continue_block("else if", f"else if({all(*args).name})")
 
 
 def while_statement(arg) -> None:
     """Opens ``while(arg) {`` (close it with ``vc.end()``)."""
-    _open(f"while({_condition(arg)})")
+    _open("while", f"while({_condition(arg)})")
 
 
 def new_scope(indent: bool = True, comment: str | None = None) -> None:
     """Opens a bare ``{`` scope (optionally commented); close it with ``vc.end(indent)``."""
-    builder = get_builder()
-    builder.emit(_scope_opening(comment))
-    if indent:
-        builder.indent()
+    get_builder().open_block("scope", _scope_opening(comment), indent)

@@ -76,12 +76,17 @@ def _call(glsl: str, variables, operand_type, result_type, scalar_ok=(),
     return ShaderVariable(result_type, text, lexical=True)
 
 
-def _function(glsl: str, python=None, *, operand=dt.make_floating_dtype, result=None,
-              scalar_ok=(), narrow_doubles: bool = False, doc: str = ""):
-    """A built-in ``glsl(args...)``: ``operand(common type)`` is what the arguments are
-    converted to and ``result(operand type)`` the result's type (default: the same)."""
+def _function(glsl: str, python=None, *, arity: int = 1, operand=dt.make_floating_dtype,
+              result=None, scalar_ok=(), narrow_doubles: bool = False, doc: str = "",
+              name: str = ""):
+    """A built-in ``glsl(args...)`` of ``arity`` arguments: ``operand(common type)`` is what
+    the arguments are converted to and ``result(operand type)`` the result's type (default:
+    the same)."""
 
     def function(*args):
+        if len(args) != arity:
+            raise InvalidArgumentError(f"vc.{function.__name__} takes {arity} argument"
+                                       f"{'s' if arity > 1 else ''}, got {len(args)}")
         if python is not None and _all_numbers(args):
             return python(*args)
         variables = _variables(glsl, args)
@@ -89,7 +94,7 @@ def _function(glsl: str, python=None, *, operand=dt.make_floating_dtype, result=
         result_type = result(operand_type) if result is not None else operand_type
         return _call(glsl, variables, operand_type, result_type, scalar_ok, narrow_doubles)
 
-    function.__name__ = glsl
+    function.__name__ = name or glsl
     function.__doc__ = doc or f"GLSL ``{glsl}`` (evaluated in Python for Python numbers)."
     return function
 
@@ -125,31 +130,32 @@ floor = _function("floor", pymath.floor)
 ceil = _function("ceil", pymath.ceil)
 trunc = _function("trunc", pymath.trunc)
 round = _function("round", builtins.round)  # noqa: A001
-round_even = _function("roundEven", builtins.round)
+round_even = _function("roundEven", builtins.round, name="round_even")
 fract = _function("fract", lambda x: x - pymath.floor(x))
-min = _function("min", builtins.min, operand=_keep, scalar_ok=(1,))  # noqa: A001
-max = _function("max", builtins.max, operand=_keep, scalar_ok=(1,))  # noqa: A001
+min = _function("min", builtins.min, arity=2, operand=_keep, scalar_ok=(1,))  # noqa: A001
+max = _function("max", builtins.max, arity=2, operand=_keep, scalar_ok=(1,))  # noqa: A001
 clamp = _function("clamp", lambda x, lo, hi: builtins.min(builtins.max(x, lo), hi),
-                  operand=_keep, scalar_ok=(1, 2))
+                  arity=3, operand=_keep, scalar_ok=(1, 2))
 clip = clamp
-mix = _function("mix", lambda x, y, a: x * (1 - a) + y * a, scalar_ok=(2,))
-step = _function("step", lambda edge, x: 0.0 if x < edge else 1.0, scalar_ok=(0,))
+mix = _function("mix", lambda x, y, a: x * (1 - a) + y * a, arity=3, scalar_ok=(2,))
+step = _function("step", lambda edge, x: 0.0 if x < edge else 1.0, arity=2,
+                 scalar_ok=(0,))
 smoothstep = _function(
     "smoothstep",
     lambda e0, e1, x: (lambda t: t * t * (3 - 2 * t))(builtins.min(builtins.max(
-        (x - e0) / (e1 - e0), 0.0), 1.0)), scalar_ok=(0, 1))
+        (x - e0) / (e1 - e0), 0.0), 1.0)), arity=3, scalar_ok=(0, 1))
 isnan = _function("isnan", pymath.isnan, result=_boolean_result)
 isinf = _function("isinf", pymath.isinf, result=_boolean_result)
 float_bits_to_int = _function("floatBitsToInt", operand=_components(dt.float32),
-                              result=_components(dt.int32))
+                               result=_components(dt.int32), name="float_bits_to_int")
 float_bits_to_uint = _function("floatBitsToUint", operand=_components(dt.float32),
-                               result=_components(dt.uint32))
+                                result=_components(dt.uint32), name="float_bits_to_uint")
 int_bits_to_float = _function("intBitsToFloat", operand=_components(dt.int32),
-                              result=_components(dt.float32))
+                               result=_components(dt.float32), name="int_bits_to_float")
 uint_bits_to_float = _function("uintBitsToFloat", operand=_components(dt.uint32),
-                               result=_components(dt.float32))
-fma = _function("fma", lambda a, b, c: a * b + c)
-mod = _function("mod", lambda x, y: x - y * pymath.floor(x / y), scalar_ok=(1,),
+                                result=_components(dt.float32), name="uint_bits_to_float")
+fma = _function("fma", lambda a, b, c: a * b + c, arity=3)
+mod = _function("mod", lambda x, y: x - y * pymath.floor(x / y), arity=2, scalar_ok=(1,),
                 doc="GLSL ``mod(x, y)``: the floored remainder ``x - y * floor(x / y)``.")
 
 
@@ -170,15 +176,16 @@ _TRIG = {"sin": pymath.sin, "cos": pymath.cos, "tan": pymath.tan, "asin": pymath
 sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, radians, degrees, \
     exp, exp2, log, log2 = (_function(name, fn, narrow_doubles=True)
                             for name, fn in _TRIG.items())
-atan2 = _function("atan", pymath.atan2, narrow_doubles=True,
+atan2 = _function("atan", pymath.atan2, arity=2, narrow_doubles=True, name="atan2",
                   doc="``atan(y, x)``: the angle of the point (x, y).")
-pow = _function("pow", builtins.pow, narrow_doubles=True)  # noqa: A001
+pow = _function("pow", builtins.pow, arity=2, narrow_doubles=True)  # noqa: A001
 sqrt = _function("sqrt", pymath.sqrt)
 inversesqrt = _function("inversesqrt", lambda x: 1.0 / pymath.sqrt(x))
 
 length = _function("length", builtins.abs, result=_scalar_result)
-distance = _function("distance", lambda a, b: builtins.abs(a - b), result=_scalar_result)
-dot = _function("dot", lambda a, b: a * b, result=_scalar_result)
+distance = _function("distance", lambda a, b: builtins.abs(a - b), arity=2,
+                     result=_scalar_result)
+dot = _function("dot", lambda a, b: a * b, arity=2, result=_scalar_result)
 normalize = _function("normalize", lambda x: 1.0 if x > 0 else -1.0)
 
 
