@@ -95,6 +95,7 @@ class CallLayout:
         # The element type each buffer parameter declares (None: any), checked at each call:
         # a buffer of another scalar type would be reinterpreted bit by bit.
         self._buffer_types = tuple(_declared_type(infos[i].annotation) for i in buffers)
+        self._buffer_scalars = tuple(t if t is None else scalar_of(t) for t in self._buffer_types)
         self.bindings = tuple((infos[i].binding, *description.binding_access[infos[i].binding])
                               for i in buffers)
         self._others = tuple(i for i, kind in enumerate(kinds) if kind in
@@ -117,10 +118,11 @@ class CallLayout:
         are bytes, or a dict of member values when some ``Var`` is bound by name."""
         buffers = self._take_buffers(args)
         context = self.context
-        for buffer, declared in zip(buffers, self._buffer_types):
+        for buffer, declared, scalar in zip(buffers, self._buffer_types, self._buffer_scalars):
             if buffer.__class__ is not Buffer or buffer._destroyed or \
                     buffer.context is not context or \
-                    (declared is not None and buffer.var_type is not declared):
+                    (declared is not None and buffer.var_type is not declared and
+                     scalar_of(buffer.var_type) is not scalar):
                 self._check_buffers(args)  # raises, but lets Buffer subclasses through
         if self._others:
             self._check_others(args)
@@ -165,7 +167,8 @@ class CallLayout:
         return f"argument '{name}'"
 
     def _check_buffers(self, args: tuple) -> None:
-        for position, declared in zip(self._buffers, self._buffer_types):
+        for position, declared, scalar in zip(self._buffers, self._buffer_types,
+                                              self._buffer_scalars):
             value, name = args[position], self._infos[position].name
             if not isinstance(value, Buffer):
                 raise InvalidShaderArgumentError(
@@ -179,7 +182,7 @@ class CallLayout:
                 raise InvalidShaderArgumentError(
                     f"argument '{name}' of shader '{self.name}' is a destroyed buffer")
             # The same scalars grouped otherwise (float32 rows of 2 as vec2) keep their values.
-            if declared is not None and scalar_of(value.var_type) is not scalar_of(declared):
+            if declared is not None and scalar_of(value.var_type) is not scalar:
                 raise InvalidShaderArgumentError(
                     f"argument '{name}' of shader '{self.name}' is declared Buff[{declared.name}] "
                     f"but got a buffer of {value.var_type.name} (its bits would be read as "
