@@ -2,7 +2,9 @@
 
 ``write`` broadcasts to every replica (or targets one); ``read(i)`` returns replica ``i`` as a
 numpy array of shape ``buffer.shape + var_type.true_numpy_shape``; ``read()`` stacks every
-replica on a new leading axis. Reads see every piece of work submitted before them.
+replica on a new leading axis. Reads see every piece of work submitted before them, and a read
+racing a write of the same replica in another thread never returns a mix of old and new data
+(see :class:`Buffer` for the exact guarantees across threads).
 """
 from __future__ import annotations
 
@@ -68,7 +70,26 @@ class Buffer(Handle, Generic[_ArgType]):
         mem_size: bytes per replica (``size * var_type.item_size``, tightly packed).
         shader_shape: ``(d0, d1, d2, d0*d1*d2)`` with missing dimensions set to 1.
 
-    Thread safety: reads and writes may be issued from several threads.
+    Thread safety: ``read`` and ``write`` may be called from several threads at once. Each call
+    reads or writes one replica after the other, and holds that replica for the whole of its
+    copy, so per replica:
+
+    * Within one thread, calls take effect in program order: a read returns the data of every
+      earlier ``write`` and the results of every shader call, graph submission or copy submitted
+      earlier to that replica's queue.
+    * Across threads, a read sees every write and every submission that *happened before* the
+      read began, i.e. that returned before the other thread signalled the reading thread through
+      Python synchronisation (``threading.Event``, ``Lock``, ``queue.Queue``, ``Thread.join``).
+    * A read and a write of the same replica running at the same time never tear: the read
+      returns the replica wholly before or wholly after the write. Two writes at the same time
+      leave one of them whole.
+
+    Not guaranteed: which of two unsynchronised calls goes first; agreement between replicas
+    while another thread writes (``write(data)`` updates replica 0, then 1, ...; ``read()``
+    reads them one after the other, not as one snapshot); and any ordering against GPU work that
+    another thread submits *while* a read or write is in progress: such a shader may see part
+    of the write, and the read part of the shader's results. Order those with your own
+    synchronisation.
     """
 
     def __init__(self, shape: int | tuple[int, ...], var_type: type[dt.dtype],
@@ -111,6 +132,12 @@ class Buffer(Handle, Generic[_ArgType]):
         ``data`` is a numpy array (or anything ``np.asarray`` accepts) with exactly
         ``size * components`` values, converted to the buffer's scalar type; or raw ``bytes``
         (``bytearray``, ``memoryview``) of at most ``mem_size`` bytes, written from offset 0.
+
+        The write comes after all work submitted earlier that uses the replica, and every later
+        read and submission, in this thread or in one that synchronises with it after the call
+        returns, sees the data. Thread safety: each replica is written as a whole; a read of it
+        in another thread returns the data wholly before or wholly after this write, and of two
+        concurrent writes one is left whole (see :class:`Buffer`).
 
         Raises:
             ValueError: the number of values does not match the buffer.
@@ -175,7 +202,14 @@ class Buffer(Handle, Generic[_ArgType]):
 
         The result has shape ``shape + var_type.true_numpy_shape`` (with the leading queue
         axis for ``None``) and the numpy type of the buffer's scalar (complex32 reads back as
-        complex64). It reflects all work submitted to that queue before the call.
+        complex64). It reflects all work submitted to that queue before the call, with no
+        explicit wait needed.
+
+        Thread safety: the result includes every ``write`` of the replica and every submission
+        to its queue that happened before the call began in any thread (returned before a
+        ``threading.Event``, lock or join ordered it before this call). A ``write`` of the same
+        replica running concurrently in another thread lands wholly before or wholly after the
+        copy, never in the middle of it; ``index=None`` reads the replicas one after the other.
 
         Args:
             index: the replica (queue) to read, or None for all of them.

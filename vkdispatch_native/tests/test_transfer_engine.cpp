@@ -1,14 +1,17 @@
 // TransferEngine moves the right bytes to and from the right place: writes and reads at offsets
 // that are not chunk-aligned, of sizes that are not whole chunks, through rings smaller than the
-// transfer (so chunks are reused), on one replica or all of them; and refuses ranges outside the
-// buffer before touching it. Every result is checked against a host copy.
+// transfer (so chunks are reused), on one replica or all of them; refuses ranges outside the
+// buffer before touching it; and keeps each read and write of a replica whole when threads race.
+// Every result is checked against a host copy.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "device_fixture.hpp"
@@ -161,6 +164,40 @@ TEST_P(TransferEngineTest, RangesOutsideTheBufferAreRefusedNamingSizeAndOffset) 
     // A refused write changes nothing, and a refused read leaves `out` alone.
     EXPECT_EQ(readAll(engine, buffer, 0), contents);
     EXPECT_EQ(data, std::vector<uint8_t>(128, 0xEE));
+}
+
+// Two threads each write their own two patterns over the whole buffer in turn while a third
+// reads it: every read returns one whole pattern (or the initial data), and the last write stays
+// whole.
+TEST_P(TransferEngineTest, TransfersRacingOnOneReplicaNeverMixTwoWrites) {
+    TransferEngine engine(context(), options());
+    const size_t size = 64 * 1024;
+    Buffer buffer(context(), size);
+    std::vector<std::vector<uint8_t>> patterns;  // the initial data, then two per writer
+    for (unsigned seed = 6; seed < 11; ++seed) patterns.push_back(test::randomBytes(size, seed));
+    engine.write(buffer, patterns[0].data(), size, 0, -1);
+    auto whole = [&](const std::vector<uint8_t>& data) {
+        return std::find(patterns.begin(), patterns.end(), data) != patterns.end();
+    };
+    std::atomic<bool> stop{false};
+    std::atomic<int> writes{0};
+    std::vector<std::thread> writers;
+    for (int w : {0, 1}) {
+        writers.emplace_back([&, w] {
+            for (int k = 0; k < 2 || !stop.load(); ++k) {
+                engine.write(buffer, patterns[1 + 2 * w + k % 2].data(), size, 0, -1);
+                ++writes;
+            }
+        });
+    }
+    while (writes.load() < 2) std::this_thread::yield();  // the writers are running
+    int mixed = 0;
+    for (int i = 0; i < 200; ++i) mixed += whole(readAll(engine, buffer, 0)) ? 0 : 1;
+    stop = true;
+    for (auto& writer : writers) writer.join();
+    EXPECT_EQ(mixed, 0) << "reads that mixed two writes";
+    const auto last = readAll(engine, buffer, 0);
+    EXPECT_TRUE(whole(last) && last != patterns[0]) << "the last write is not whole";
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, TransferEngineTest, ::testing::ValuesIn(kEngines),

@@ -2,10 +2,12 @@
 // A device buffer with one replica per queue of its context (each queue works on its own copy).
 //
 // Thread safety: the object may be shared; each replica's last-use value is atomic. Moving data
-// in and out is TransferEngine's job.
+// in and out is TransferEngine's job; it holds a replica's transfer lock for the whole of each
+// read or write of that replica, so host transfers of one replica never interleave.
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "vkdispatch/memory_type.hpp"
@@ -21,6 +23,7 @@ public:
         Queue* queue = nullptr;
         BoundBuffer storage;
         std::atomic<uint64_t> last_use{0};  // timeline value of the last submission touching it
+        std::mutex transfer;  // held across one host read or write of this replica (staging too)
 
         /// Host-coherent mapped device memory can be read and written without staging.
         bool directlyMapped() const noexcept;

@@ -3,7 +3,11 @@
 // directly; otherwise data streams through a small ring of reusable staging chunks per queue,
 // so the host copy of one chunk overlaps the device copy of the previous one.
 //
-// Thread safety: safe to share; transfers on the same queue are serialised.
+// Thread safety: safe to share. Each read or write of a replica holds that replica's transfer
+// lock from its first copy to its last, so a read racing a write of the same replica returns
+// the data wholly before or wholly after it, and racing writes leave one of them whole; staged
+// transfers on the same queue are serialised as well (they share the queue's ring). Transfers
+// are not ordered against command lists another thread submits meanwhile.
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -29,10 +33,11 @@ public:
     ~TransferEngine();
 
     /// Copies `size` bytes from `data` to offset `offset` of replica `queue_index`, or of every
-    /// replica when `queue_index` is -1. Returns once later submissions will see the data.
+    /// replica when `queue_index` is -1 (one replica after the other, each atomically). Returns
+    /// once later submissions and reads, from any thread, will see the data.
     void write(Buffer& buffer, const void* data, uint64_t size, uint64_t offset, int queue_index);
     /// Copies `size` bytes at `offset` of replica `queue_index` into `out`, after all work
-    /// submitted to that queue before the call has finished.
+    /// submitted to that queue and every write of the replica returned before the call.
     void read(Buffer& buffer, void* out, uint64_t size, uint64_t offset, int queue_index);
 
 private:

@@ -79,6 +79,8 @@ void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint
     for (int q = first; q <= last; ++q) {
         Buffer::Replica& replica = buffer.replica(q);
         const auto* src = static_cast<const uint8_t*>(data);
+        // A read or write of this replica from another thread happens wholly before or after.
+        std::lock_guard<std::mutex> transfer(replica.transfer);
         if (m_options.map_directly && replica.directlyMapped()) {
             replica.queue->wait(replica.last_use.load());  // earlier work may still read it
             auto* mapped = static_cast<uint8_t*>(replica.storage.memory.mapped());
@@ -111,6 +113,8 @@ void TransferEngine::read(Buffer& buffer, void* out, uint64_t size, uint64_t off
     checkRange(buffer, size, offset);
     Buffer::Replica& replica = buffer.replica(queue_index);
     auto* dst = static_cast<uint8_t*>(out);
+    // No write of this replica can land in the middle of the copy out (see write()).
+    std::lock_guard<std::mutex> transfer(replica.transfer);
     if (m_options.map_directly && replica.directlyMapped()) {
         // Every submission ends with a barrier that makes its writes visible to the host.
         replica.queue->waitIdle();
