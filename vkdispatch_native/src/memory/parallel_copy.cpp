@@ -48,6 +48,8 @@ void ParallelCopier::work(int worker) {
 }
 
 void ParallelCopier::copy(void* dst, const void* src, size_t size) {
+    // memcpy's pointers must be valid even for 0 bytes, and an empty vector's data() is null.
+    if (size == 0) return;
     if (size < kMinParallelBytes || m_workers.empty()) {
         std::memcpy(dst, src, size);
         return;
