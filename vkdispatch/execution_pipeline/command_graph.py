@@ -133,7 +133,7 @@ class CommandGraph(CommandList, DispatchTarget):
         pc_packer = pc_values = None
         if type(pc) is dict:
             pc_packer = packer_for(shader_description, "pc_structure")
-            pc, pc_values = self._bind_push_constants(pc, pc_packer, shader_description.name)
+            pc, pc_values = self._bind_push_constants(pc, pc_packer, shader_description)
         if self.submit_on_record and self._reset_on_submit and not self._commands and \
                 pc is not None:
             self._submit_now(plan, blocks, buffers, bindings, uniform, pc)
@@ -165,16 +165,21 @@ class CommandGraph(CommandList, DispatchTarget):
                 self.reset()  # a failed immediate call must not linger in the graph
                 raise
 
-    def _bind_push_constants(self, values: dict, packer: BlockPacker, name: str):
+    def _bind_push_constants(self, values: dict, packer: BlockPacker, description):
         """``(bytes, None)``, or ``(None, values)`` when some value is a ``bind_var`` name
         (registered for set_var; zeros until set)."""
-        index = len(self._commands)
+        index, name = len(self._commands), description.name
         stored, bound = {}, False
         for member, value in values.items():
             if isinstance(value, BoundVariableName):
                 if self.submit_on_record:
-                    raise InvalidArgumentError("Cannot bind Variables for default cmd list! Pass "
-                                               "graph=<your CommandGraph> to the call.")
+                    parameter = next((i.name for i in description.shader_arg_infos
+                                      if i.shader_name == member), member)
+                    raise InvalidArgumentError(
+                        f"Cannot bind Variables for default cmd list! Argument '{parameter}' of "
+                        f"shader '{name}' is bind_var('{value.name}'), which only a "
+                        "CommandGraph of yours can set: pass graph=<your CommandGraph> to the "
+                        "call.")
                 self.name_to_pc_key_dict.setdefault(value.name, []).append((index, member))
                 value, bound = None, True
             stored[member] = value

@@ -75,13 +75,13 @@ def check_local_size(local_size, max_size, max_invocations) -> tuple[int, int, i
     return size
 
 
-def _compile_expression(expression: str, names: list[str]) -> Callable:
+def _compile_expression(expression: str, names: list[str], what: str) -> Callable:
     source = f"lambda {', '.join(names)}: ({expression})"
     try:
         function = evaluate(source, {"vd": vkdispatch})  # the user's own expression
     except SyntaxError as error:
-        raise InvalidArgumentError(f"launch expression {expression!r} is not valid Python: "
-                                   f"{error.msg}") from None
+        raise InvalidArgumentError(f"{what}={expression!r}: the launch expression is not valid "
+                                   f"Python: {error.msg}") from None
     return function
 
 
@@ -100,16 +100,16 @@ class ExecutionBounds:
         if spec is None:
             return None
         if isinstance(spec, str):
-            expression = _compile_expression(spec, self.names)
+            expression = _compile_expression(spec, self.names, what)
             names = self.names
 
             def evaluated(args):
                 try:
                     value = expression(*args)
-                except (NameError, AttributeError, TypeError) as error:
+                except Exception as error:  # the user's expression: any failure is its own
                     raise InvalidArgumentError(
                         f"{what}={spec!r}: the expression over the parameters "
-                        f"({', '.join(names)}) failed: {error}") from None
+                        f"({', '.join(names)}) failed: {type(error).__name__}: {error}") from None
                 return normalize_dimensions(value, what)
             return evaluated
         if callable(spec):
@@ -133,23 +133,27 @@ class ExecutionBounds:
             limits = exec_size(args)
             (ex, ey, ez), (sx, sy, sz) = limits, self.local_size
             blocks = (-(-ex // sx), -(-ey // sy), -(-ez // sz))  # ceiling division
+            source = f"exec_size={limits}"
         elif workgroups is not None:
             blocks = workgroups(args)
             limits = tuple(b * s for b, s in zip(blocks, self.local_size))
+            source = f"workgroups={blocks}"
         else:
             blocks = limits = (0, 0, 0)
+            source = "neither exec_size nor workgroups"
         bx, by, bz = blocks
         if 0 < bx <= max_count[0] and 0 < by <= max_count[1] and 0 < bz <= max_count[2]:
             return blocks, limits
-        self._raise_for_counts(blocks, limits, max_count)
+        self._raise_for_counts(blocks, source, max_count)
 
     @staticmethod
-    def _raise_for_counts(blocks, limits, max_count) -> None:
+    def _raise_for_counts(blocks, source: str, max_count) -> None:
         for axis, (count, limit) in enumerate(zip(blocks, max_count)):
             if count <= 0:
                 raise InvalidArgumentError(
                     f"Workgroup count for dimension {axis} must be greater than 0! (give "
-                    f"exec_size or workgroups; got exec_size={limits})")
+                    f"exec_size or workgroups; got {source})")
             if count > limit:
                 raise InvalidArgumentError(f"Workgroup count ({count}) for dimension {axis} "
-                                           f"exceeds maximum allowed size ({limit})!")
+                                           f"exceeds maximum allowed size ({limit})! (got "
+                                           f"{source})")
