@@ -121,7 +121,7 @@ def test_buffer_write_float_into_integer_buffer_raises_type_error(context, rng, 
     (np.array([1.5, "a", None, 3], dtype=object), ["object data", "float32 buffer"]),
     (np.array([1.0, 2.0, 3.0, 4.0], dtype=object), ["object data", "float32 buffer"]),
     (np.array(["a", "b", "c", "d"]), ["<U1 data", "float32 buffer"]),
-    ([[1.0, 2.0], [3.0]], ["Unsupported bytes-like object (list)"]),
+    ([[1.0, 2.0], [3.0]], ["data: unsupported bytes-like object (list)"]),
 ], ids=["object-mixed", "object-floats", "strings", "ragged-list"])
 def test_buffer_write_non_numeric_data_raises_type_error(context, rng, data, fragments):
     buffer = vd.Buffer((4,), vd.float32)
@@ -170,6 +170,16 @@ def test_buffer_non_integer_replica_index_raises_value_error(context, rng, opera
         return buffer.read(index) if operation == "read" else buffer.write(data, index)
 
     expect_error(rng, ValueError, call, "index", "integer", vk_class=errors.InvalidArgumentError)
+
+
+@pytest.mark.parametrize("index_type", [np.int64, np.int32, np.uint8])
+def test_buffer_numpy_integer_replica_index_reads_and_writes(context, rng, index_type):
+    """Indices computed with numpy (np.int64 from np.argmax, ...) used to be refused."""
+    buffer = vd.Buffer((5,), vd.float32)
+    last = context.queue_count - 1
+    data = random_array(rng, (5,), np.float32)
+    buffer.write(data, index_type(last))
+    np.testing.assert_array_equal(buffer.read(index_type(last)), data)
 
 
 # -- asbuffer ------------------------------------------------------------------------------

@@ -163,8 +163,8 @@ class Buffer(Handle, Generic[_ArgType]):
         try:
             array = np.asarray(data)
         except Exception as error:
-            raise InvalidTypeError(f"Unsupported bytes-like object ({type(data).__name__}): "
-                                   f"{error}") from None
+            raise InvalidTypeError(f"data: unsupported bytes-like object "
+                                   f"({type(data).__name__}): {error}") from None
         expected = self.size * _components(self.var_type)
         if _is_real_pairs(array, self.var_type, expected):
             scalar = dt.host_numpy_dtype(self.var_type.child_type)

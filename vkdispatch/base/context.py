@@ -9,6 +9,7 @@ whole life. Every buffer has one replica per queue of its context.
 from __future__ import annotations
 
 import atexit
+import numbers
 import contextvars
 import os
 import threading
@@ -152,7 +153,10 @@ class Context:
     def check_queue_index(self, index: Any, argument: str = "index") -> int:
         """Validates a queue/replica index; returns it."""
         if not _is_int(index):
-            raise InvalidArgumentError(f"{argument} must be an integer or None, got {index!r}")
+            if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+                raise InvalidArgumentError(f"{argument} must be an integer or None, got "
+                                           f"{index!r}")
+            index = int(index)  # a numpy integer, as indexing code often has
         if not 0 <= index < self.queue_count:
             raise IndexOutOfRangeError(f"{argument} must be between 0 and {self.queue_count - 1} "
                                        f"(inclusive) or None for all queues, got {index}")
