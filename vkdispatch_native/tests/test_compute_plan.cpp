@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
+#include <random>
 
 #include "compute_helpers.hpp"
+#include "vkdispatch/buffer.hpp"
+#include "vkdispatch/command_list.hpp"
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/descriptor_set.hpp"
@@ -157,4 +161,55 @@ TEST(DescriptorSet, LiveCountReturnsToStart) {
         EXPECT_EQ(DescriptorSet::liveCount(), before + 50);
     }
     EXPECT_EQ(DescriptorSet::liveCount(), before);
+}
+
+TEST(ComputePlan, SpecializationConstantsTakeTheirIdsInOrder) {
+    VKD_REQUIRE_DEVICE();
+    const char* glsl = R"(#version 450
+layout(local_size_x = 64) in;
+layout(constant_id = 0) const float A = 1.0;
+layout(constant_id = 1) const float B = 0.0;
+layout(set = 0, binding = 0) buffer D { float data[]; };
+layout(push_constant) uniform PC { uint n; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i < pc.n) data[i] = data[i] * A + B;
+}
+)";
+    const std::vector<float> values = {2.5f, -0.75f};
+    SpecializationConstants spec;
+    spec.data.resize(values.size() * 4);
+    std::memcpy(spec.data.data(), values.data(), spec.data.size());
+
+    const uint32_t n = 100;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> uniform(-4.0f, 4.0f);
+    std::vector<float> input(n);
+    for (auto& v : input) v = uniform(rng);
+    Buffer buffer(context(), n * 4);
+    test::upload(buffer, input);
+    ComputePlan plan(context(), test::compileOrFail(glsl, "affine_spec"),
+                     {BindingType::StorageBuffer}, 4, "affine_spec", nullptr, spec);
+    DescriptorSet set(plan);
+    set.bindBuffer(0, buffer, 0, 0, false, true, true);
+    CommandList list(context());
+    list.recordDispatch(plan, set, {(n + 63) / 64, 1, 1});
+    uint8_t pc[4];
+    std::memcpy(pc, &n, 4);
+    context().queue(0).wait(list.submit(pc, 4, 1, 0, nullptr, nullptr, 0));
+    const auto output = test::download<float>(buffer, n);
+    for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(output[i], input[i] * 2.5f - 0.75f) << i;
+}
+
+TEST(ComputePlan, MalformedSpecializationConstantsAreRejected) {
+    VKD_REQUIRE_DEVICE();
+    const auto spirv = test::compileOrFail(kTwoBuffers, "axpy");
+    SpecializationConstants three_bytes{{1, 2, 3}, 4};
+    EXPECT_NE(messageOf([&] {
+                  ComputePlan(context(), spirv, kBindings, 4, "axpy", nullptr, three_bytes);
+              }).find("whole number of 4-byte"),
+              std::string::npos);
+    SpecializationConstants odd_size{{1, 2, 3}, 3};
+    EXPECT_THROW(ComputePlan(context(), spirv, kBindings, 4, "axpy", nullptr, odd_size),
+                 InvalidArgumentError);
 }

@@ -33,6 +33,15 @@ std::vector<uint32_t> spirvFromBytes(const uint8_t* data, size_t size, const std
 /// Bytes a push-constant range of `size` bytes spans (Vulkan wants multiples of 4).
 inline uint32_t pushConstantRangeSize(uint32_t size) noexcept { return (size + 3u) & ~3u; }
 
+/// Values of a shader's specialization constants, all of one element size: constant_id i takes
+/// bytes [i * element_size, (i + 1) * element_size) of `data` (Kompute's convention).
+struct SpecializationConstants {
+    std::vector<uint8_t> data;
+    uint32_t element_size = 4;
+
+    bool empty() const noexcept { return data.empty(); }
+};
+
 class ComputePlan {
 public:
     /// Objects of one device.
@@ -46,10 +55,13 @@ public:
     /// Creates the pipeline on every device of `context` (which must outlive the plan). Throws
     /// InvalidArgumentError for bad SPIR-V words, unknown binding codes or a push-constant size
     /// over a device's maxPushConstantsSize; VulkanError when the driver rejects the pipeline.
-    /// `cache` (optional, same context) speeds up creation and learns the new pipeline.
+    /// `cache` (optional, same context) speeds up creation and learns the new pipeline;
+    /// `specialization` sets the shader's specialization constants (InvalidArgumentError when
+    /// its element size is not 1, 2, 4 or 8 or its data is not a whole number of elements).
     ComputePlan(Context& context, const std::vector<uint32_t>& spirv,
                 const std::vector<BindingType>& bindings, uint32_t push_constant_size,
-                const std::string& name, PipelineCache* cache = nullptr);
+                const std::string& name, PipelineCache* cache = nullptr,
+                const SpecializationConstants& specialization = {});
     /// Destroys each device's objects once every queue that used them has finished (no block).
     ~ComputePlan();
     ComputePlan(const ComputePlan&) = delete;

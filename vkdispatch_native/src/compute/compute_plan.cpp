@@ -27,6 +27,17 @@ VkDescriptorType descriptorType(BindingType type) {
     return VK_DESCRIPTOR_TYPE_MAX_ENUM;  // unreachable: bindings are checked first
 }
 
+void checkSpecialization(const SpecializationConstants& spec, const std::string& name) {
+    const uint32_t size = spec.element_size;
+    if (size != 1 && size != 2 && size != 4 && size != 8)
+        throw InvalidArgumentError("specialization: element size " + std::to_string(size) +
+                                   " of '" + name + "' is not 1, 2, 4 or 8 bytes");
+    if (spec.data.size() % size != 0)
+        throw InvalidArgumentError("specialization: " + std::to_string(spec.data.size()) +
+                                   " bytes of '" + name + "' are not a whole number of " +
+                                   std::to_string(size) + "-byte constants");
+}
+
 void checkArguments(const Context& context, const std::vector<uint32_t>& spirv,
                     const std::vector<BindingType>& bindings, uint32_t push_constant_size,
                     const std::string& name) {
@@ -56,7 +67,8 @@ void checkArguments(const Context& context, const std::vector<uint32_t>& spirv,
 ComputePlan::DeviceObjects createObjects(Device& device, const std::vector<uint32_t>& spirv,
                                          const std::vector<BindingType>& bindings,
                                          uint32_t push_constant_size, const std::string& name,
-                                         VkPipelineCache cache) {
+                                         VkPipelineCache cache,
+                                         const SpecializationConstants& spec) {
     const VkDevice vk = device.handle();
     ComputePlan::DeviceObjects out;
 
@@ -108,6 +120,13 @@ ComputePlan::DeviceObjects createObjects(Device& device, const std::vector<uint3
     pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pipeline_info.stage.module = module;
     pipeline_info.stage.pName = "main";
+    std::vector<VkSpecializationMapEntry> entries(spec.data.size() / spec.element_size);
+    for (size_t id = 0; id < entries.size(); ++id)
+        entries[id] = {static_cast<uint32_t>(id), static_cast<uint32_t>(id * spec.element_size),
+                       spec.element_size};
+    VkSpecializationInfo spec_info{static_cast<uint32_t>(entries.size()), entries.data(),
+                                   spec.data.size(), spec.data.data()};
+    if (!spec.empty()) pipeline_info.stage.pSpecializationInfo = &spec_info;
     pipeline_info.layout = layout;
     VkPipeline pipeline = VK_NULL_HANDLE;
     VK_CHECK(vkCreateComputePipelines(vk, cache, 1, &pipeline_info, nullptr, &pipeline),
@@ -150,13 +169,15 @@ std::vector<uint32_t> spirvFromBytes(const uint8_t* data, size_t size, const std
 
 ComputePlan::ComputePlan(Context& context, const std::vector<uint32_t>& spirv,
                          const std::vector<BindingType>& bindings, uint32_t push_constant_size,
-                         const std::string& name, PipelineCache* cache)
+                         const std::string& name, PipelineCache* cache,
+                         const SpecializationConstants& specialization)
     : m_context(context),
       m_name(name),
       m_bindings(bindings),
       m_push_constant_size(push_constant_size),
       m_last_use(context.queueCount()) {
     checkArguments(context, spirv, bindings, push_constant_size, name);
+    checkSpecialization(specialization, name);
     if (cache != nullptr && &cache->context() != &context)
         throw InvalidArgumentError("cache: the pipeline cache of '" + name +
                                    "' belongs to another context");
@@ -165,7 +186,8 @@ ComputePlan::ComputePlan(Context& context, const std::vector<uint32_t>& spirv,
         const VkPipelineCache vk_cache =
             cache != nullptr ? cache->handle(static_cast<int>(i)) : VK_NULL_HANDLE;
         m_devices.push_back(std::make_shared<DeviceObjects>(
-            createObjects(*devices[i], spirv, bindings, push_constant_size, name, vk_cache)));
+            createObjects(*devices[i], spirv, bindings, push_constant_size, name, vk_cache,
+                          specialization)));
     }
     for (int q = 0; q < context.queueCount(); ++q)
         m_queue_device.push_back(context.deviceIndexOfQueue(q));
