@@ -464,6 +464,17 @@ def test_out_too_small(context):
         s(vd.Buffer((8, 100), f32), out=vd.Buffer((15,), f32))
 
 
+def test_input_of_another_dtype_names_the_input_and_both_dtypes(context, rng):
+    """The error named an internal 'param1' and a shader name full of module paths."""
+    s = batched_sum(None)
+    with pytest.raises(TypeError, match=r"argument 'x' of shader 'reduction_stage_\w+_"
+                                        r"float32_\[Buffer\[float32\]\]_\d+' is declared "
+                                        r"Buff\[float32\] but got a buffer of int32"):
+        s(vd.asbuffer(rng.integers(-9, 9, 100, dtype=np.int32)))
+    y = rng.standard_normal(100).astype(np.float32)
+    assert_sum_close(s(vd.asbuffer(y)).read(0)[0], y)
+
+
 def test_unknown_keyword_rejected(context):
     s = batched_sum(None)
     with pytest.raises(TypeError, match="outt"):

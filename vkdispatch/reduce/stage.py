@@ -11,6 +11,7 @@ elements at most and the rest is a balanced tree.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.context import get_context
@@ -92,19 +93,31 @@ def _collective_usable(reduction: ReduceOp, out_type, group_size: int) -> int:
     return size
 
 
+def _input_names(map_func, count: int) -> list[str]:
+    """How errors name the inputs: the mapping function's parameters, else input, input1..."""
+    if map_func is not None:
+        names = list(inspect.signature(map_func.mapping_function).parameters)
+        if len(names) == count:
+            return names
+    return ["input"] if count == 1 else [f"input{k}" for k in range(count)]
+
+
 def make_reduction_stage(reduction: ReduceOp, out_type, group_size: int,
                          output_is_input: bool, map_func=None,
                          input_types=None) -> ShaderFunction:
     """The shader of one stage: ``stage(out, *inputs, params, exec_size=(groups * G,
     batches))``; with ``output_is_input`` it reads the partials in ``out`` itself."""
     input_types = list(input_types or [])
-    name = f"reduction_stage_{reduction.name}_{out_type.name}_{input_types}_{group_size}"
+    inputs_label = ",".join(str(t).replace("vkdispatch.codegen.arguments.", "")
+                            .replace("vkdispatch.base.dtype.", "") for t in input_types)
+    name = f"reduction_stage_{reduction.name}_{out_type.name}_[{inputs_label}]_{group_size}"
     collective = _collective_usable(reduction, out_type, group_size)
     with vc.shader_context() as ctx:
         ctx.builder.name = name
+        inputs = [] if output_is_input else input_types
         arguments = ctx.declare_input_arguments(
-            [vc.Buffer[out_type]] + ([] if output_is_input else input_types)
-            + [ReductionParams])
+            [vc.Buffer[out_type]] + inputs + [ReductionParams],
+            ["out"] + _input_names(map_func, len(inputs)) + ["params"])
         out, params = arguments[0], arguments[-1]
         inputs = arguments[1:-1]
         accumulator = _accumulate(reduction, out_type, out, inputs, params, map_func,
