@@ -2,6 +2,7 @@
 // Helpers shared by the compute tests: GLSL compilation and typed buffer transfers.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,16 @@ inline Context& context() { return *deviceEnvironment().context; }
 inline TransferEngine& transfers() {
     static TransferEngine engine(context());
     return engine;
+}
+
+/// What `action` throws (any std::exception), or "" when it returns.
+inline std::string messageOf(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const std::exception& error) {
+        return error.what();
+    }
+    return "";
 }
 
 inline std::vector<uint32_t> compileOrFail(const std::string& glsl, const std::string& name) {

@@ -15,6 +15,7 @@
 
 using namespace vkdispatch;
 using test::context;
+using test::messageOf;
 
 namespace {
 
@@ -74,15 +75,6 @@ std::vector<float> randomFloats(size_t n, unsigned seed) {
     std::vector<float> out(n);
     for (auto& v : out) v = normal(rng);
     return out;
-}
-
-std::string messageOf(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const std::exception& error) {
-        return error.what();
-    }
-    return "";
 }
 
 uint32_t groupsFor(size_t n, uint32_t size) { return static_cast<uint32_t>((n + size - 1) / size); }

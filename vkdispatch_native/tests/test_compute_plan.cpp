@@ -14,6 +14,7 @@
 
 using namespace vkdispatch;
 using test::context;
+using test::messageOf;
 
 namespace {
 
@@ -28,15 +29,6 @@ void main() { x[gl_GlobalInvocationID.x] = a * x[gl_GlobalInvocationID.x] + pc.b
 
 const std::vector<BindingType> kBindings = {BindingType::StorageBuffer,
                                             BindingType::UniformBuffer};
-
-std::string messageOf(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const std::exception& error) {
-        return error.what();
-    }
-    return "";
-}
 
 }  // namespace
 

@@ -33,6 +33,10 @@ enum class DeviceType : int;
 /// How long Queue::wait polls before it blocks, on a device of `type`.
 std::chrono::nanoseconds pollBeforeBlocking(DeviceType type) noexcept;
 
+/// Makes every earlier write (all stages) available to `dst_access` at `dst_stage`: what frames a
+/// submission against earlier work and later host reads.
+void recordFullBarrier(VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
+
 class Queue {
 public:
     using Recorder = std::function<void(VkCommandBuffer)>;

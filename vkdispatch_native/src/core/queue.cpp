@@ -14,15 +14,16 @@ constexpr uint64_t kWaitSliceNs = 100'000'000;  // how often a wait checks for C
 // Beyond it a blocking wait's late wake-up (~25 us on NVIDIA) costs less than 0.25%.
 constexpr std::chrono::microseconds kGpuPoll(10'000);
 
-void fullBarrier(VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+}  // namespace
+
+void recordFullBarrier(VkCommandBuffer cb, VkPipelineStageFlags dst_stage,
+                       VkAccessFlags dst_access) {
     VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
     barrier.dstAccessMask = dst_access;
     vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, dst_stage, 0, 1, &barrier, 0,
                          nullptr, 0, nullptr);
 }
-
-}  // namespace
 
 std::chrono::nanoseconds pollBeforeBlocking(DeviceType type) noexcept {
     if (type == DeviceType::Cpu) return std::chrono::nanoseconds(0);
@@ -163,10 +164,10 @@ VkCommandBuffer Queue::record(VkCommandBufferUsageFlags usage, const Recorder& c
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         begin.flags = usage;
         VK_CHECK(vkBeginCommandBuffer(cb, &begin), "beginning a command buffer");
-        fullBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+        recordFullBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                     VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
         commands(cb);
-        fullBarrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+        recordFullBarrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
         VK_CHECK(vkEndCommandBuffer(cb), "ending a command buffer");
     } catch (...) {
         vkResetCommandBuffer(cb, 0);  // out of the recording state, so it can be begun again

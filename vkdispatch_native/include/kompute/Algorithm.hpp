@@ -1,0 +1,103 @@
+#pragma once
+// kp::Algorithm: SPIR-V bound to memory objects (binding i = the i-th object, set 0), with
+// workgroup counts, specialization constants (constant_id i = element i) and push constants
+// (one range at offset 0), built on a vkdispatch ComputePlan. Made by Manager::algorithm.
+//
+// Thread safety: none; one thread uses an algorithm at a time.
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "kompute/Memory.hpp"
+
+namespace kp {
+
+class Algorithm {
+public:
+    /// Builds the pipeline unless `mem_objects` or `spirv` is empty (then isInit() is false).
+    template <typename S = float, typename P = float>
+    Algorithm(std::shared_ptr<detail::Runtime> runtime,
+              const std::vector<std::shared_ptr<Memory>>& mem_objects = {},
+              const std::vector<uint32_t>& spirv = {}, const Workgroup& workgroup = {},
+              const std::vector<S>& specialization_constants = {},
+              const std::vector<P>& push_constants = {})
+        : Algorithm(std::move(runtime), mem_objects, spirv, workgroup,
+                    bytesOf(specialization_constants), sizeof(S), bytesOf(push_constants),
+                    sizeof(P)) {}
+    ~Algorithm();
+    Algorithm(const Algorithm&) = delete;
+    Algorithm& operator=(const Algorithm&) = delete;
+
+    /// Replaces everything (the previous pipeline is destroyed at once).
+    template <typename S = float, typename P = float>
+    void rebuild(const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                 const std::vector<uint32_t>& spirv, const Workgroup& workgroup = {},
+                 const std::vector<S>& specialization_constants = {},
+                 const std::vector<P>& push_constants = {}) {
+        build(mem_objects, spirv, workgroup, bytesOf(specialization_constants), sizeof(S),
+              bytesOf(push_constants), sizeof(P));
+    }
+
+    bool isInit() const noexcept;
+    /// Workgroup counts: x == 0 means one per element of the first memory object (`min_size`
+    /// without objects); a 0 in y or z means 1.
+    void setWorkgroup(const Workgroup& workgroup, uint32_t min_size = 1);
+    const Workgroup& getWorkgroup() const noexcept { return m_workgroup; }
+
+    /// Replaces the push constants; their total bytes must equal those the pipeline was built
+    /// with (std::runtime_error otherwise).
+    void setPushConstants(const void* data, uint32_t count, uint32_t element_size);
+    template <typename T>
+    void setPushConstants(const std::vector<T>& values) {
+        setPushConstants(values.data(), static_cast<uint32_t>(values.size()), sizeof(T));
+    }
+    template <typename T>
+    std::vector<T> getPushConstants() const { return valuesOf<T>(m_push); }
+    template <typename T>
+    std::vector<T> getSpecializationConstants() const { return valuesOf<T>(m_specialization); }
+    const std::vector<std::shared_ptr<Memory>>& getMemObjects() const noexcept {
+        return m_mem_objects;
+    }
+
+    /// Binds the pipeline and its descriptor set.
+    void recordBindCore(const vk::CommandBuffer& cb);
+    /// Pushes the current push constants (nothing when there are none).
+    void recordBindPush(const vk::CommandBuffer& cb);
+    void recordDispatch(const vk::CommandBuffer& cb);
+    void destroy();
+
+private:
+    struct Pipeline;
+
+    Algorithm(std::shared_ptr<detail::Runtime> runtime,
+              const std::vector<std::shared_ptr<Memory>>& mem_objects,
+              const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
+              std::vector<uint8_t> specialization, uint32_t specialization_size,
+              std::vector<uint8_t> push, uint32_t push_size);
+
+    template <typename T>
+    static std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
+        std::vector<uint8_t> out(values.size() * sizeof(T));
+        if (!out.empty()) std::memcpy(out.data(), values.data(), out.size());
+        return out;
+    }
+    template <typename T>
+    static std::vector<T> valuesOf(const std::vector<uint8_t>& bytes) {
+        std::vector<T> out(bytes.size() / sizeof(T));
+        if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+        return out;
+    }
+    void build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
+               const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
+               std::vector<uint8_t> specialization, uint32_t specialization_size,
+               std::vector<uint8_t> push, uint32_t push_size);
+
+    std::shared_ptr<detail::Runtime> m_runtime;
+    std::vector<std::shared_ptr<Memory>> m_mem_objects;
+    Workgroup m_workgroup{1, 1, 1};
+    std::vector<uint8_t> m_specialization;
+    std::vector<uint8_t> m_push;
+    std::unique_ptr<Pipeline> m_pipeline;  // null when not built
+};
+
+}  // namespace kp

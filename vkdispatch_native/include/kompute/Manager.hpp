@@ -1,0 +1,95 @@
+#pragma once
+// kp::Manager: one device of a Vulkan instance (a vkdispatch Instance and one-device Context)
+// and the factory of every other Kompute object. It keeps weak references to what it made;
+// destroy() frees them all. Unlike Kompute's, objects keep the device alive, so one that
+// outlives its Manager stays valid instead of crashing.
+//
+// Thread safety: like Kompute's, none; one thread uses a manager at a time.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kompute/Algorithm.hpp"
+#include "kompute/Sequence.hpp"
+#include "kompute/Tensor.hpp"
+
+namespace kp {
+
+class Manager {
+public:
+    /// Device 0 with one queue of its first compute family.
+    Manager();
+    /// `family_queue_indices`: one queue per entry, of that family (empty: the first compute
+    /// family); Manager::sequence(i) uses the i-th. Extensions the device lacks are ignored.
+    /// Throws std::runtime_error with Kompute's messages for a bad index or family.
+    explicit Manager(uint32_t physical_device_index,
+                     const std::vector<uint32_t>& family_queue_indices = {},
+                     const std::vector<std::string>& desired_extensions = {});
+    ~Manager();
+    Manager(const Manager&) = delete;
+    Manager& operator=(const Manager&) = delete;
+
+    std::shared_ptr<Sequence> sequence(uint32_t queue_index = 0, uint32_t total_timestamps = 0);
+
+    template <typename T>
+    std::shared_ptr<TensorT<T>> tensorT(const std::vector<T>& data,
+                                        Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return track(std::make_shared<TensorT<T>>(runtime(), data, type));
+    }
+    /// A tensor of `size` zeros.
+    template <typename T>
+    std::shared_ptr<TensorT<T>> tensorT(size_t size,
+                                        Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return tensorT<T>(std::vector<T>(size), type);
+    }
+    std::shared_ptr<TensorT<float>> tensor(const std::vector<float>& data,
+                                           Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return tensorT<float>(data, type);
+    }
+    /// `count` elements of `element_size` bytes from `data` (null: zeros).
+    std::shared_ptr<Tensor> tensor(const void* data, uint32_t count, uint32_t element_size,
+                                   const Memory::DataTypes& data_type,
+                                   Memory::MemoryTypes type = Memory::MemoryTypes::eDevice);
+    std::shared_ptr<Tensor> tensor(uint32_t count, uint32_t element_size,
+                                   const Memory::DataTypes& data_type,
+                                   Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return tensor(nullptr, count, element_size, data_type, type);
+    }
+
+    template <typename S = float, typename P = float>
+    std::shared_ptr<Algorithm> algorithm(const std::vector<std::shared_ptr<Memory>>& mem_objects = {},
+                                         const std::vector<uint32_t>& spirv = {},
+                                         const Workgroup& workgroup = {},
+                                         const std::vector<S>& specialization_constants = {},
+                                         const std::vector<P>& push_constants = {}) {
+        auto made = std::make_shared<Algorithm>(runtime(), mem_objects, spirv, workgroup,
+                                                specialization_constants, push_constants);
+        m_algorithms.push_back(made);
+        return made;
+    }
+
+    /// Destroys every object it made that is still alive, then releases the device (objects
+    /// held elsewhere keep it until they go). A second call does nothing.
+    void destroy();
+    /// Forgets the objects that no longer exist.
+    void clear();
+
+    vk::PhysicalDeviceProperties getDeviceProperties() const;
+    std::vector<vk::PhysicalDevice> listDevices() const;
+    VkInstance getVkInstance() const;
+
+private:
+    std::shared_ptr<detail::Runtime> runtime() const;
+    template <typename T>
+    std::shared_ptr<T> track(std::shared_ptr<T> memory) {
+        m_memories.push_back(memory);
+        return memory;
+    }
+
+    std::shared_ptr<detail::Runtime> m_runtime;  // null after destroy()
+    std::vector<std::weak_ptr<Memory>> m_memories;
+    std::vector<std::weak_ptr<Algorithm>> m_algorithms;
+    std::vector<std::weak_ptr<Sequence>> m_sequences;
+};
+
+}  // namespace kp

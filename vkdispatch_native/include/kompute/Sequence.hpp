@@ -1,0 +1,99 @@
+#pragma once
+// kp::Sequence: a command buffer on one queue of a Manager and the operations recorded into it.
+// record() writes an operation's commands at once; eval() submits what was recorded and waits,
+// evalAsync() submits and returns, evalAwait() waits and runs the operations' postEval(). A
+// record() after an eval starts a new command buffer but keeps the operation list, as Kompute
+// does. Made by Manager::sequence.
+//
+// Thread safety: none; one thread uses a sequence at a time (sequences may run concurrently).
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "kompute/Algorithm.hpp"
+#include "kompute/Memory.hpp"
+#include "kompute/operations/OpBase.hpp"
+
+namespace kp {
+
+class Sequence : public std::enable_shared_from_this<Sequence> {
+public:
+    /// `total_timestamps` > 0 keeps that many timestamps after the start of the buffer (one after
+    /// each recorded operation); std::runtime_error when the device cannot write timestamps.
+    Sequence(std::shared_ptr<detail::Runtime> runtime, uint32_t queue_index,
+             uint32_t total_timestamps = 0);
+    ~Sequence();
+    Sequence(const Sequence&) = delete;
+    Sequence& operator=(const Sequence&) = delete;
+
+    std::shared_ptr<Sequence> record(std::shared_ptr<OpBase> op);
+    template <typename T, typename... Args>
+    std::shared_ptr<Sequence> record(const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                                     Args&&... args) {
+        return record(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    }
+    template <typename T, typename... Args>
+    std::shared_ptr<Sequence> record(const std::shared_ptr<Algorithm>& algorithm, Args&&... args) {
+        return record(std::make_shared<T>(algorithm, std::forward<Args>(args)...));
+    }
+
+    /// Submits what was recorded and waits; postEval() of every operation runs after.
+    std::shared_ptr<Sequence> eval();
+    /// clear(), record(op), eval().
+    std::shared_ptr<Sequence> eval(std::shared_ptr<OpBase> op);
+    template <typename T, typename... Args>
+    std::shared_ptr<Sequence> eval(const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                                   Args&&... args) {
+        return eval(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    }
+    template <typename T, typename... Args>
+    std::shared_ptr<Sequence> eval(const std::shared_ptr<Algorithm>& algorithm, Args&&... args) {
+        return eval(std::make_shared<T>(algorithm, std::forward<Args>(args)...));
+    }
+
+    /// Submits what was recorded and returns (std::runtime_error while a submission is running).
+    std::shared_ptr<Sequence> evalAsync();
+    std::shared_ptr<Sequence> evalAsync(std::shared_ptr<OpBase> op);
+    template <typename T, typename... Args>
+    std::shared_ptr<Sequence> evalAsync(const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                                        Args&&... args) {
+        return evalAsync(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    }
+    template <typename T, typename... Args>
+    std::shared_ptr<Sequence> evalAsync(const std::shared_ptr<Algorithm>& algorithm,
+                                        Args&&... args) {
+        return evalAsync(std::make_shared<T>(algorithm, std::forward<Args>(args)...));
+    }
+    /// Waits up to `timeout_ns` nanoseconds for the running submission, then runs postEval()
+    /// (not after a timeout; the sequence counts as idle either way, as in Kompute).
+    std::shared_ptr<Sequence> evalAwait(uint64_t timeout_ns = UINT64_MAX);
+
+    /// Starts recording (std::runtime_error while running); a no-op while recording.
+    void begin();
+    /// Ends recording (std::runtime_error while running).
+    void end();
+    /// Drops the operations (ending the recording).
+    void clear();
+    /// Records every operation again into a new command buffer.
+    void rerecord();
+    /// Raw device ticks: the start of the buffer, then one after each recorded operation.
+    std::vector<uint64_t> getTimestamps();
+
+    bool isRecording() const noexcept { return m_recording; }
+    bool isRunning() const noexcept { return m_running; }
+    bool isInit() const noexcept { return m_state != nullptr; }
+    /// Waits for a running submission, then frees everything; a second call does nothing.
+    void destroy();
+
+private:
+    struct State;
+    void writeTimestamp();
+
+    std::unique_ptr<State> m_state;  // null after destroy()
+    std::vector<std::shared_ptr<OpBase>> m_operations;
+    bool m_recording = false;
+    bool m_running = false;
+};
+
+}  // namespace kp

@@ -1,0 +1,58 @@
+#pragma once
+// kp::Tensor: a storage buffer of `size` elements (x = size, y = 1), and TensorT<T>, its typed
+// form. Made by Manager::tensor / tensorT.
+#include <memory>
+#include <vector>
+
+#include "kompute/Memory.hpp"
+
+namespace kp {
+
+class Tensor : public Memory {
+public:
+    /// `data` (size * element_size bytes, or null: zeros) fills the host view. Throws
+    /// std::runtime_error for a zero size, std::runtime_error when no memory type fits.
+    Tensor(std::shared_ptr<detail::Runtime> runtime, const void* data, uint32_t size,
+           uint32_t element_size, DataTypes data_type, MemoryTypes memory_type = MemoryTypes::eDevice);
+    ~Tensor() override;
+
+    Type type() const noexcept override { return Type::eTensor; }
+    bool isInit() const noexcept override;
+    void destroy() override;
+    VkBuffer getPrimaryBuffer() const noexcept;
+
+    void recordCopyFromStagingToDevice(const vk::CommandBuffer& cb) override;
+    void recordCopyFromDeviceToStaging(const vk::CommandBuffer& cb) override;
+    void recordCopyFrom(const vk::CommandBuffer& cb, const std::shared_ptr<Memory>& other) override;
+    void recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                    vk::AccessFlagBits dst_access,
+                                    vk::PipelineStageFlagBits src_stage,
+                                    vk::PipelineStageFlagBits dst_stage) override;
+    void recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                    vk::AccessFlagBits dst_access,
+                                    vk::PipelineStageFlagBits src_stage,
+                                    vk::PipelineStageFlagBits dst_stage) override;
+    vk::DescriptorType getDescriptorType() const noexcept override {
+        return vk::DescriptorType::eStorageBuffer;
+    }
+    void writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) override;
+
+private:
+    struct Buffers;
+    std::unique_ptr<Buffers> m_buffers;  // null after destroy()
+};
+
+template <typename T>
+class TensorT : public Tensor {
+public:
+    TensorT(std::shared_ptr<detail::Runtime> runtime, const std::vector<T>& values,
+            MemoryTypes memory_type = MemoryTypes::eDevice)
+        : Tensor(std::move(runtime), values.data(), static_cast<uint32_t>(values.size()),
+                 sizeof(T), Memory::dataType<T>(), memory_type) {}
+
+    T* data() { return Memory::data<T>(); }
+    std::vector<T> vector() { return Memory::vector<T>(); }
+    T& operator[](size_t index) { return data()[index]; }
+};
+
+}  // namespace kp

@@ -1,0 +1,27 @@
+#pragma once
+// kp::OpMemoryBarrier: a buffer barrier with the given access and stage masks on the primary
+// (or the staging) resource of each memory object.
+#include <memory>
+#include <vector>
+
+#include "kompute/Memory.hpp"
+#include "kompute/operations/OpBase.hpp"
+
+namespace kp {
+
+class OpMemoryBarrier : public OpBase {
+public:
+    OpMemoryBarrier(const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                    const vk::AccessFlagBits& src_access, const vk::AccessFlagBits& dst_access,
+                    const vk::PipelineStageFlagBits& src_stage,
+                    const vk::PipelineStageFlagBits& dst_stage, bool barrier_on_primary = true);
+    void record(const vk::CommandBuffer& command_buffer) override;
+
+private:
+    std::vector<std::shared_ptr<Memory>> m_mem_objects;
+    vk::AccessFlagBits m_src_access, m_dst_access;
+    vk::PipelineStageFlagBits m_src_stage, m_dst_stage;
+    bool m_primary;
+};
+
+}  // namespace kp

@@ -1,0 +1,22 @@
+#pragma once
+// kp::OpSyncDevice: copies the host view of each eDevice memory object to the device (other
+// memory types need no copy and are skipped).
+#include <memory>
+#include <vector>
+
+#include "kompute/Memory.hpp"
+#include "kompute/operations/OpBase.hpp"
+
+namespace kp {
+
+class OpSyncDevice : public OpBase {
+public:
+    /// Throws std::runtime_error for an empty list.
+    explicit OpSyncDevice(const std::vector<std::shared_ptr<Memory>>& mem_objects);
+    void record(const vk::CommandBuffer& command_buffer) override;
+
+private:
+    std::vector<std::shared_ptr<Memory>> m_mem_objects;
+};
+
+}  // namespace kp

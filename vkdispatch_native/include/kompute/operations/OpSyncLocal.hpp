@@ -1,0 +1,22 @@
+#pragma once
+// kp::OpSyncLocal: copies each eDevice memory object from the device to its host view, after
+// the shader writes before it (other memory types are skipped).
+#include <memory>
+#include <vector>
+
+#include "kompute/Memory.hpp"
+#include "kompute/operations/OpBase.hpp"
+
+namespace kp {
+
+class OpSyncLocal : public OpBase {
+public:
+    /// Throws std::runtime_error for an empty list.
+    explicit OpSyncLocal(const std::vector<std::shared_ptr<Memory>>& mem_objects);
+    void record(const vk::CommandBuffer& command_buffer) override;
+
+private:
+    std::vector<std::shared_ptr<Memory>> m_mem_objects;
+};
+
+}  // namespace kp

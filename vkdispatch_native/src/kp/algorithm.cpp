@@ -1,0 +1,129 @@
+#include "kompute/Algorithm.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "runtime.hpp"
+#include "vkdispatch/compute_plan.hpp"
+#include "vkdispatch/errors.hpp"
+
+namespace kp {
+
+struct Algorithm::Pipeline {
+    std::unique_ptr<vkdispatch::ComputePlan> plan;
+    vkdispatch::UniqueDescriptorPool pool;  // one set, freed with the pool
+    VkDescriptorSet set = VK_NULL_HANDLE;
+};
+
+Algorithm::Algorithm(std::shared_ptr<detail::Runtime> runtime,
+                     const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                     const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
+                     std::vector<uint8_t> specialization, uint32_t specialization_size,
+                     std::vector<uint8_t> push, uint32_t push_size)
+    : m_runtime(std::move(runtime)) {
+    build(mem_objects, spirv, workgroup, std::move(specialization), specialization_size,
+          std::move(push), push_size);
+}
+
+Algorithm::~Algorithm() = default;
+
+bool Algorithm::isInit() const noexcept { return m_pipeline != nullptr; }
+
+void Algorithm::destroy() { m_pipeline.reset(); }
+
+void Algorithm::setWorkgroup(const Workgroup& workgroup, uint32_t min_size) {
+    if (workgroup[0] == 0) {
+        m_workgroup = {m_mem_objects.empty() ? min_size : m_mem_objects.front()->size(), 1, 1};
+        return;
+    }
+    m_workgroup = {workgroup[0], workgroup[1] == 0 ? 1 : workgroup[1],
+                   workgroup[2] == 0 ? 1 : workgroup[2]};
+}
+
+void Algorithm::setPushConstants(const void* data, uint32_t count, uint32_t element_size) {
+    const size_t bytes = size_t(count) * element_size;
+    if (bytes != m_push.size())
+        throw std::runtime_error("Kompute Algorithm push constant total memory size provided is " +
+                                 std::to_string(bytes) + " but expected " +
+                                 std::to_string(m_push.size()) + " bytes");
+    if (bytes > 0) std::memcpy(m_push.data(), data, bytes);
+}
+
+void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                      const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
+                      std::vector<uint8_t> specialization, uint32_t specialization_size,
+                      std::vector<uint8_t> push, uint32_t /*push_size*/) {
+    m_pipeline.reset();
+    m_mem_objects = mem_objects;
+    m_specialization = std::move(specialization);
+    m_push = std::move(push);
+    setWorkgroup(workgroup);
+    if (mem_objects.empty() || spirv.empty()) return;  // Kompute's uninitialised algorithm
+
+    std::vector<vkdispatch::BindingType> bindings;
+    for (const auto& memory : mem_objects) {
+        if (!memory || !memory->isInit())
+            throw std::runtime_error("Kompute Algorithm was given a destroyed memory object");
+        if (memory->getDescriptorType() != vk::DescriptorType::eStorageBuffer)
+            throw std::runtime_error("Kompute Algorithm binds tensors only in this version");
+        bindings.push_back(vkdispatch::BindingType::StorageBuffer);
+    }
+    auto pipeline = std::make_unique<Pipeline>();
+    vkdispatch::SpecializationConstants spec{m_specialization, specialization_size};
+    pipeline->plan = std::make_unique<vkdispatch::ComputePlan>(
+        *m_runtime->context, spirv, bindings, static_cast<uint32_t>(m_push.size()),
+        "kp::Algorithm", nullptr, spec);
+
+    const VkDevice device = m_runtime->handle();
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                              static_cast<uint32_t>(bindings.size())};
+    VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pool_info.maxSets = 1;
+    pool_info.poolSizeCount = 1;
+    pool_info.pPoolSizes = &size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateDescriptorPool(device, &pool_info, nullptr, &pool),
+             "creating the descriptor pool of a kp::Algorithm");
+    pipeline->pool = vkdispatch::UniqueDescriptorPool(device, pool);
+    const VkDescriptorSetLayout layout = pipeline->plan->forQueue(0).set_layout.get();
+    VkDescriptorSetAllocateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    set_info.descriptorPool = pool;
+    set_info.descriptorSetCount = 1;
+    set_info.pSetLayouts = &layout;
+    VK_CHECK(vkAllocateDescriptorSets(device, &set_info, &pipeline->set),
+             "allocating the descriptor set of a kp::Algorithm");
+    for (size_t i = 0; i < mem_objects.size(); ++i)
+        mem_objects[i]->writeDescriptor(device, pipeline->set, static_cast<uint32_t>(i));
+    m_pipeline = std::move(pipeline);
+}
+
+namespace {
+std::runtime_error notBuilt() {
+    return std::runtime_error("Kompute Algorithm is not initialised (no memory objects or "
+                              "SPIR-V, or destroyed): it cannot be recorded");
+}
+}  // namespace
+
+void Algorithm::recordBindCore(const vk::CommandBuffer& cb) {
+    if (!m_pipeline) throw notBuilt();
+    const auto& objects = m_pipeline->plan->forQueue(0);
+    cb.bindPipeline(vk::PipelineBindPoint::eCompute, vk::Pipeline(objects.pipeline.get()));
+    cb.bindDescriptorSets(vk::PipelineBindPoint::eCompute,
+                          vk::PipelineLayout(objects.layout.get()), 0,
+                          vk::DescriptorSet(m_pipeline->set), nullptr);
+}
+
+void Algorithm::recordBindPush(const vk::CommandBuffer& cb) {
+    if (!m_pipeline) throw notBuilt();
+    if (m_push.empty()) return;
+    cb.pushConstants(vk::PipelineLayout(m_pipeline->plan->forQueue(0).layout.get()),
+                     vk::ShaderStageFlagBits::eCompute, 0,
+                     static_cast<uint32_t>(m_push.size()), m_push.data());
+}
+
+void Algorithm::recordDispatch(const vk::CommandBuffer& cb) {
+    if (!m_pipeline) throw notBuilt();
+    cb.dispatch(m_workgroup[0], m_workgroup[1], m_workgroup[2]);
+}
+
+}  // namespace kp

@@ -1,0 +1,134 @@
+#include "kompute/Manager.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "runtime.hpp"
+#include "vkdispatch/log.hpp"
+
+// vulkan.hpp's default dispatcher lives in this file.
+VULKAN_HPP_DEFAULT_DISPATCH_LOADER_DYNAMIC_STORAGE
+
+namespace kp {
+
+namespace detail {
+void loadVulkanHpp(VkInstance instance) {
+    VULKAN_HPP_DEFAULT_DISPATCHER.init(vkGetInstanceProcAddr);
+    VULKAN_HPP_DEFAULT_DISPATCHER.init(vk::Instance(instance));
+}
+}  // namespace detail
+
+namespace {
+
+bool debugRequested() {
+    const char* value = std::getenv("VKDISPATCH_DEBUG");
+    return value != nullptr && *value != '\0' && std::string(value) != "0";
+}
+
+std::vector<int> queueFamilies(const vkdispatch::DeviceInfo& info,
+                               const std::vector<uint32_t>& requested) {
+    const auto& families = info.queue_families;
+    if (requested.empty()) {
+        for (size_t f = 0; f < families.size(); ++f)
+            if (families[f].flags & VK_QUEUE_COMPUTE_BIT) return {static_cast<int>(f)};
+        throw std::runtime_error("Compute queue is not supported");
+    }
+    std::vector<int> out;
+    for (uint32_t family : requested) {
+        if (family >= families.size())
+            throw std::runtime_error("Given family queue index does not exists. Index given: " +
+                                     std::to_string(family));
+        if (!(families[family].flags & VK_QUEUE_COMPUTE_BIT))
+            throw std::runtime_error(
+                "Given family queue index does not support compute operations. Index given: " +
+                std::to_string(family));
+        out.push_back(static_cast<int>(family));
+    }
+    return out;
+}
+
+}  // namespace
+
+Manager::Manager() : Manager(0) {}
+
+Manager::Manager(uint32_t physical_device_index, const std::vector<uint32_t>& family_queue_indices,
+                 const std::vector<std::string>& desired_extensions) {
+    auto runtime = std::make_shared<detail::Runtime>();
+    runtime->instance = std::make_unique<vkdispatch::Instance>(
+        vkdispatch::InstanceOptions{debugRequested()});
+    const auto& devices = runtime->instance->devices();
+    if (devices.empty())
+        throw std::runtime_error("Failed to find GPUs with Vulkan support! Maybe you haven't "
+                                 "installed vulkan drivers?");
+    if (physical_device_index >= devices.size())
+        throw std::runtime_error("There is no such physical index or device, please use your "
+                                 "existing device");
+    const auto& info = devices[physical_device_index];
+    runtime->context = std::make_unique<vkdispatch::Context>(
+        *runtime->instance, std::vector<int>{static_cast<int>(physical_device_index)},
+        std::vector<std::vector<int>>{queueFamilies(info, family_queue_indices)});
+    for (const auto& name : desired_extensions)
+        vkdispatch::log(vkdispatch::LogLevel::Info,
+                        "kp::Manager: extension " + name +
+                            " is not enabled on request; the device has the ones vkdispatch uses");
+    detail::loadVulkanHpp(runtime->instance->handle());
+    m_runtime = std::move(runtime);
+}
+
+Manager::~Manager() { destroy(); }
+
+std::shared_ptr<detail::Runtime> Manager::runtime() const {
+    if (!m_runtime) throw std::runtime_error("Kompute Manager was destroyed: it makes no objects");
+    return m_runtime;
+}
+
+std::shared_ptr<Sequence> Manager::sequence(uint32_t queue_index, uint32_t total_timestamps) {
+    auto made = std::make_shared<Sequence>(runtime(), queue_index, total_timestamps);
+    m_sequences.push_back(made);
+    return made;
+}
+
+std::shared_ptr<Tensor> Manager::tensor(const void* data, uint32_t count, uint32_t element_size,
+                                        const Memory::DataTypes& data_type,
+                                        Memory::MemoryTypes type) {
+    return track(std::make_shared<Tensor>(runtime(), data, count, element_size, data_type, type));
+}
+
+void Manager::destroy() {
+    if (!m_runtime) return;
+    for (auto& weak : m_sequences)
+        if (auto sequence = weak.lock()) sequence->destroy();
+    for (auto& weak : m_algorithms)
+        if (auto algorithm = weak.lock()) algorithm->destroy();
+    for (auto& weak : m_memories)
+        if (auto memory = weak.lock()) memory->destroy();
+    m_sequences.clear();
+    m_algorithms.clear();
+    m_memories.clear();
+    m_runtime.reset();
+}
+
+void Manager::clear() {
+    auto prune = [](auto& list) {
+        list.erase(std::remove_if(list.begin(), list.end(),
+                                  [](const auto& weak) { return weak.expired(); }),
+                   list.end());
+    };
+    prune(m_sequences);
+    prune(m_algorithms);
+    prune(m_memories);
+}
+
+vk::PhysicalDeviceProperties Manager::getDeviceProperties() const {
+    return vk::PhysicalDevice(runtime()->device().physical()).getProperties();
+}
+
+std::vector<vk::PhysicalDevice> Manager::listDevices() const {
+    return vk::Instance(runtime()->instance->handle()).enumeratePhysicalDevices();
+}
+
+VkInstance Manager::getVkInstance() const { return runtime()->instance->handle(); }
+
+}  // namespace kp

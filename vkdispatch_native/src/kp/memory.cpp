@@ -1,0 +1,54 @@
+#include "kompute/Memory.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "runtime.hpp"
+
+namespace kp {
+
+std::string toString(Memory::DataTypes type) {
+    switch (type) {
+        case Memory::DataTypes::eBool: return "eBool";
+        case Memory::DataTypes::eInt: return "eInt";
+        case Memory::DataTypes::eUnsignedInt: return "eUnsignedInt";
+        case Memory::DataTypes::eFloat: return "eFloat";
+        case Memory::DataTypes::eDouble: return "eDouble";
+        case Memory::DataTypes::eCustom: return "eCustom";
+        case Memory::DataTypes::eShort: return "eShort";
+        case Memory::DataTypes::eUnsignedShort: return "eUnsignedShort";
+        case Memory::DataTypes::eChar: return "eChar";
+        case Memory::DataTypes::eUnsignedChar: return "eUnsignedChar";
+    }
+    return "unknown";
+}
+
+Memory::Memory(std::shared_ptr<detail::Runtime> runtime, uint32_t size, uint32_t element_size,
+               DataTypes data_type, MemoryTypes memory_type, uint32_t x, uint32_t y)
+    : m_runtime(std::move(runtime)),
+      m_size(size),
+      m_element_size(element_size),
+      m_data_type(data_type),
+      m_memory_type(memory_type),
+      m_x(x),
+      m_y(y) {
+    if (size == 0 || element_size == 0)
+        throw std::runtime_error("Kompute Memory attempted to create a zero-sized memory object");
+}
+
+Memory::~Memory() = default;
+
+void* Memory::rawData() {
+    if (m_host == nullptr)
+        throw std::runtime_error(m_runtime ? "Kompute Memory of type eStorage has no host view"
+                                           : "Kompute Memory was destroyed: it has no data");
+    return m_host;
+}
+
+void Memory::setData(const void* data, size_t bytes) {
+    if (bytes != memorySize())
+        throw std::runtime_error("Kompute Memory Cannot set data of different sizes");
+    std::memcpy(rawData(), data, bytes);
+}
+
+}  // namespace kp

@@ -1,0 +1,118 @@
+// The built-in Kompute operations (one small class each; see kompute/operations/).
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "kompute/operations/OpAlgoDispatch.hpp"
+#include "kompute/operations/OpCopy.hpp"
+#include "kompute/operations/OpMemoryBarrier.hpp"
+#include "kompute/operations/OpSyncDevice.hpp"
+#include "kompute/operations/OpSyncLocal.hpp"
+
+namespace kp {
+namespace {
+
+// Kompute's barriers name single bits; ours cover every earlier writer, so that a dispatch after a
+// dispatch, or a sync after a user's transfer, is ordered too (Kompute leaves those hazards).
+template <typename Bits>
+Bits both(Bits a, Bits b) {
+    using Raw = std::underlying_type_t<Bits>;
+    return static_cast<Bits>(static_cast<Raw>(a) | static_cast<Raw>(b));
+}
+const auto kAnyWrite = both(vk::AccessFlagBits::eTransferWrite, vk::AccessFlagBits::eShaderWrite);
+const auto kWriters =
+    both(vk::PipelineStageFlagBits::eTransfer, vk::PipelineStageFlagBits::eComputeShader);
+
+std::vector<std::shared_ptr<Memory>> atLeast(const std::vector<std::shared_ptr<Memory>>& objects,
+                                             size_t count, const char* operation) {
+    if (objects.size() < count)
+        throw std::runtime_error(std::string("Kompute ") + operation + " called with less than " +
+                                 std::to_string(count) + " memory object" +
+                                 (count > 1 ? "s" : ""));
+    for (const auto& memory : objects)
+        if (!memory) throw std::runtime_error(std::string("Kompute ") + operation +
+                                              " was given a null memory object");
+    return objects;
+}
+
+}  // namespace
+
+OpSyncDevice::OpSyncDevice(const std::vector<std::shared_ptr<Memory>>& mem_objects)
+    : m_mem_objects(atLeast(mem_objects, 1, "OpSyncDevice")) {}
+
+void OpSyncDevice::record(const vk::CommandBuffer& cb) {
+    for (const auto& memory : m_mem_objects) memory->recordCopyFromStagingToDevice(cb);
+}
+
+OpSyncLocal::OpSyncLocal(const std::vector<std::shared_ptr<Memory>>& mem_objects)
+    : m_mem_objects(atLeast(mem_objects, 1, "OpSyncLocal")) {}
+
+void OpSyncLocal::record(const vk::CommandBuffer& cb) {
+    for (const auto& memory : m_mem_objects) {
+        if (memory->memoryType() != Memory::MemoryTypes::eDevice) continue;
+        memory->recordPrimaryMemoryBarrier(cb, kAnyWrite, vk::AccessFlagBits::eTransferRead,
+                                           kWriters, vk::PipelineStageFlagBits::eTransfer);
+        memory->recordCopyFromDeviceToStaging(cb);
+        memory->recordStagingMemoryBarrier(cb, vk::AccessFlagBits::eTransferWrite,
+                                           vk::AccessFlagBits::eHostRead,
+                                           vk::PipelineStageFlagBits::eTransfer,
+                                           vk::PipelineStageFlagBits::eHost);
+    }
+}
+
+OpCopy::OpCopy(const std::vector<std::shared_ptr<Memory>>& mem_objects)
+    : m_mem_objects(atLeast(mem_objects, 2, "OpCopy")) {}
+
+void OpCopy::record(const vk::CommandBuffer& cb) {
+    for (size_t i = 1; i < m_mem_objects.size(); ++i)
+        m_mem_objects[i]->recordCopyFrom(cb, m_mem_objects[0]);
+}
+
+void OpCopy::postEval(const vk::CommandBuffer&) {
+    const auto& source = m_mem_objects[0];
+    if (source->memoryType() == Memory::MemoryTypes::eStorage || !source->isInit()) return;
+    for (size_t i = 1; i < m_mem_objects.size(); ++i) {
+        const auto& target = m_mem_objects[i];
+        if (target->memoryType() == Memory::MemoryTypes::eStorage || !target->isInit()) continue;
+        std::memcpy(target->rawData(), source->rawData(), source->memorySize());
+    }
+}
+
+void OpAlgoDispatch::record(const vk::CommandBuffer& cb) {
+    if (!m_algorithm) throw std::runtime_error("Kompute OpAlgoDispatch was given no algorithm");
+    for (const auto& memory : m_algorithm->getMemObjects())
+        memory->recordPrimaryMemoryBarrier(
+            cb, kAnyWrite, both(vk::AccessFlagBits::eShaderRead, vk::AccessFlagBits::eShaderWrite),
+            kWriters, vk::PipelineStageFlagBits::eComputeShader);
+    if (m_push_count > 0) m_algorithm->setPushConstants(m_push.data(), m_push_count, m_push_size);
+    m_algorithm->recordBindCore(cb);
+    m_algorithm->recordBindPush(cb);
+    m_algorithm->recordDispatch(cb);
+}
+
+OpMemoryBarrier::OpMemoryBarrier(const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                                 const vk::AccessFlagBits& src_access,
+                                 const vk::AccessFlagBits& dst_access,
+                                 const vk::PipelineStageFlagBits& src_stage,
+                                 const vk::PipelineStageFlagBits& dst_stage,
+                                 bool barrier_on_primary)
+    : m_mem_objects(atLeast(mem_objects, 1, "OpMemoryBarrier")),
+      m_src_access(src_access),
+      m_dst_access(dst_access),
+      m_src_stage(src_stage),
+      m_dst_stage(dst_stage),
+      m_primary(barrier_on_primary) {}
+
+void OpMemoryBarrier::record(const vk::CommandBuffer& cb) {
+    for (const auto& memory : m_mem_objects) {
+        if (m_primary)
+            memory->recordPrimaryMemoryBarrier(cb, m_src_access, m_dst_access, m_src_stage,
+                                               m_dst_stage);
+        else
+            memory->recordStagingMemoryBarrier(cb, m_src_access, m_dst_access, m_src_stage,
+                                               m_dst_stage);
+    }
+}
+
+}  // namespace kp

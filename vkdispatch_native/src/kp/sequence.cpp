@@ -1,0 +1,219 @@
+#include "kompute/Sequence.hpp"
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "runtime.hpp"
+#include "vkdispatch/errors.hpp"
+#include "vkdispatch/queue.hpp"
+
+namespace kp {
+namespace {
+
+constexpr const char* kBeginWhileRunning = "Kompute Sequence begin called when sequence still running";
+
+}  // namespace
+
+struct Sequence::State {
+    std::shared_ptr<detail::Runtime> runtime;
+    vkdispatch::Queue* queue = nullptr;
+    vkdispatch::UniqueCommandPool pool;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    bool recorded = false;      // cb holds a finished recording
+    uint64_t submitted = 0;     // timeline value of the running submission
+    VkQueryPool timestamps = VK_NULL_HANDLE;
+    uint32_t total_timestamps = 0;
+
+    ~State() {
+        if (timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(runtime->handle(), timestamps, nullptr);
+    }
+};
+
+Sequence::Sequence(std::shared_ptr<detail::Runtime> runtime, uint32_t queue_index,
+                   uint32_t total_timestamps)
+    : m_state(std::make_unique<State>()) {
+    State& s = *m_state;
+    s.runtime = std::move(runtime);
+    if (queue_index >= static_cast<uint32_t>(s.runtime->context->queueCount()))
+        throw std::runtime_error("Kompute Sequence queue index " + std::to_string(queue_index) +
+                                 " does not exist: the manager has " +
+                                 std::to_string(s.runtime->context->queueCount()) + " queue(s)");
+    s.queue = &s.runtime->context->queue(static_cast<int>(queue_index));
+    const VkDevice device = s.runtime->handle();
+    VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pool_info.queueFamilyIndex = s.queue->family();
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateCommandPool(device, &pool_info, nullptr, &pool),
+             "creating the command pool of a kp::Sequence");
+    s.pool = vkdispatch::UniqueCommandPool(device, pool);
+    VkCommandBufferAllocateInfo cb_info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    cb_info.commandPool = pool;
+    cb_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cb_info.commandBufferCount = 1;
+    VK_CHECK(vkAllocateCommandBuffers(device, &cb_info, &s.cb),
+             "allocating the command buffer of a kp::Sequence");
+    if (total_timestamps > 0) {
+        VkPhysicalDeviceProperties properties;
+        vkGetPhysicalDeviceProperties(s.runtime->device().physical(), &properties);
+        if (!properties.limits.timestampComputeAndGraphics)
+            throw std::runtime_error("Device does not support timestamps");
+        VkQueryPoolCreateInfo query_info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        query_info.queryCount = total_timestamps + 1;
+        VK_CHECK(vkCreateQueryPool(device, &query_info, nullptr, &s.timestamps),
+                 "creating the timestamp pool of a kp::Sequence");
+        s.total_timestamps = total_timestamps;
+    }
+}
+
+Sequence::~Sequence() { destroy(); }
+
+void Sequence::destroy() {
+    if (!m_state) return;
+    if (m_running && m_state->submitted != 0) m_state->queue->wait(m_state->submitted);
+    m_running = m_recording = false;
+    m_operations.clear();
+    m_state.reset();
+}
+
+namespace {
+std::runtime_error destroyedError() {
+    return std::runtime_error("Kompute Sequence was destroyed: it cannot be used");
+}
+}  // namespace
+
+void Sequence::writeTimestamp() {
+    State& s = *m_state;
+    if (s.timestamps == VK_NULL_HANDLE) return;
+    const uint32_t index = static_cast<uint32_t>(m_operations.size());
+    if (index > s.total_timestamps)
+        throw std::runtime_error("Kompute Sequence recorded more operations than its " +
+                                 std::to_string(s.total_timestamps) + " timestamps");
+    vkCmdWriteTimestamp(s.cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, s.timestamps, index);
+}
+
+void Sequence::begin() {
+    if (!m_state) throw destroyedError();
+    if (m_running) throw std::runtime_error(kBeginWhileRunning);
+    if (m_recording) return;
+    State& s = *m_state;
+    VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK_CHECK(vkBeginCommandBuffer(s.cb, &info), "beginning a kp::Sequence");
+    s.recorded = false;
+    m_recording = true;
+    // Kompute's operations only order transfers and dispatches among themselves: the buffer
+    // is framed against earlier submissions to the queue here, and before host reads in end().
+    vkdispatch::recordFullBarrier(s.cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                                  VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    if (s.timestamps != VK_NULL_HANDLE) {
+        vkCmdResetQueryPool(s.cb, s.timestamps, 0, s.total_timestamps + 1);
+        vkCmdWriteTimestamp(s.cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s.timestamps, 0);
+    }
+}
+
+void Sequence::end() {
+    if (!m_state) throw destroyedError();
+    if (m_running) throw std::runtime_error(kBeginWhileRunning);
+    if (!m_recording) return;
+    State& s = *m_state;
+    vkdispatch::recordFullBarrier(s.cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    VK_CHECK(vkEndCommandBuffer(s.cb), "ending a kp::Sequence");
+    m_recording = false;
+    s.recorded = true;
+}
+
+std::shared_ptr<Sequence> Sequence::record(std::shared_ptr<OpBase> op) {
+    if (!op) throw std::runtime_error("Kompute Sequence record was given no operation");
+    begin();
+    op->record(vk::CommandBuffer(m_state->cb));
+    m_operations.push_back(std::move(op));
+    writeTimestamp();
+    return shared_from_this();
+}
+
+std::shared_ptr<Sequence> Sequence::evalAsync() {
+    if (!m_state) throw destroyedError();
+    if (m_recording) end();
+    if (m_running)
+        throw std::runtime_error("Kompute Sequence evalAsync called when an eval async was "
+                                 "called without successful wait");
+    State& s = *m_state;
+    const vk::CommandBuffer cb(s.cb);
+    for (const auto& op : m_operations) op->preEval(cb);
+    s.submitted = s.recorded ? s.queue->submitRecorded(s.cb) : 0;
+    m_running = true;
+    return shared_from_this();
+}
+
+std::shared_ptr<Sequence> Sequence::evalAsync(std::shared_ptr<OpBase> op) {
+    clear();
+    record(std::move(op));
+    return evalAsync();
+}
+
+std::shared_ptr<Sequence> Sequence::evalAwait(uint64_t timeout_ns) {
+    if (!m_state) throw destroyedError();
+    if (!m_running) return shared_from_this();
+    State& s = *m_state;
+    bool finished = true;
+    if (s.submitted != 0) {
+        if (timeout_ns == UINT64_MAX) {
+            s.queue->wait(s.submitted);
+        } else {
+            const auto deadline = std::chrono::steady_clock::now() +
+                                  std::chrono::nanoseconds(timeout_ns);
+            while (!(finished = s.queue->completed(s.submitted)) &&
+                   std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+    }
+    m_running = false;
+    if (!finished) return shared_from_this();
+    const vk::CommandBuffer cb(s.cb);
+    for (const auto& op : m_operations) op->postEval(cb);
+    return shared_from_this();
+}
+
+std::shared_ptr<Sequence> Sequence::eval() {
+    evalAsync();
+    return evalAwait();
+}
+
+std::shared_ptr<Sequence> Sequence::eval(std::shared_ptr<OpBase> op) {
+    clear();
+    record(std::move(op));
+    return eval();
+}
+
+void Sequence::clear() {
+    m_operations.clear();
+    if (m_recording) end();
+}
+
+void Sequence::rerecord() {
+    end();
+    auto operations = std::move(m_operations);
+    m_operations.clear();
+    for (auto& op : operations) record(std::move(op));
+}
+
+std::vector<uint64_t> Sequence::getTimestamps() {
+    if (!m_state) throw destroyedError();
+    State& s = *m_state;
+    if (s.timestamps == VK_NULL_HANDLE)
+        throw std::runtime_error("Timestamp latching not enabled");
+    std::vector<uint64_t> ticks(m_operations.size() + 1);
+    if (!s.recorded || m_running) return ticks;
+    // No WAIT: the buffer has finished, and an operation recorded into an earlier buffer (a
+    // record() after an eval) has no timestamp in this one; its entry stays 0.
+    VK_CHECK(vkGetQueryPoolResults(s.runtime->handle(), s.timestamps, 0,
+                                   static_cast<uint32_t>(ticks.size()),
+                                   ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+                                   VK_QUERY_RESULT_64_BIT),
+             "reading the timestamps of a kp::Sequence");
+    return ticks;
+}
+
+}  // namespace kp

@@ -1,0 +1,157 @@
+#include "kompute/Tensor.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "runtime.hpp"
+#include "vkdispatch/errors.hpp"
+#include "vkdispatch/memory_type.hpp"
+
+namespace kp {
+namespace {
+
+constexpr VkMemoryPropertyFlags kCoherent =
+    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+
+VkMemoryPropertyFlags primaryFlags(Memory::MemoryTypes type) {
+    switch (type) {
+        case Memory::MemoryTypes::eHost: return kCoherent;
+        case Memory::MemoryTypes::eDeviceAndHost:
+            return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | kCoherent;
+        case Memory::MemoryTypes::eDevice:
+        case Memory::MemoryTypes::eStorage: break;
+    }
+    return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+}
+
+vkdispatch::BoundBuffer buffer(detail::Runtime& runtime, uint64_t bytes, VkBufferUsageFlags usage,
+                               VkMemoryPropertyFlags required) {
+    try {
+        return vkdispatch::createBoundBuffer(runtime.device(), bytes, usage, required, 0);
+    } catch (const vkdispatch::Error& error) {
+        throw std::runtime_error(std::string("Memory type index for buffer creation not found: ") +
+                                 error.what());
+    }
+}
+
+}  // namespace
+
+struct Tensor::Buffers {
+    vkdispatch::BoundBuffer primary;
+    vkdispatch::BoundBuffer staging;  // eDevice only
+};
+
+Tensor::Tensor(std::shared_ptr<detail::Runtime> runtime, const void* data, uint32_t size,
+               uint32_t element_size, DataTypes data_type, MemoryTypes memory_type)
+    : Memory(std::move(runtime), size, element_size, data_type, memory_type, size, 1),
+      m_buffers(std::make_unique<Buffers>()) {
+    const VkBufferUsageFlags transfers =
+        VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    m_buffers->primary = buffer(*m_runtime, memorySize(),
+                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | transfers,
+                                primaryFlags(memory_type));
+    if (memory_type == MemoryTypes::eDevice) {
+        m_buffers->staging = buffer(*m_runtime, memorySize(), transfers, kCoherent);
+        m_host = m_buffers->staging.memory.mapped();
+    } else if (memory_type != MemoryTypes::eStorage) {
+        m_host = m_buffers->primary.memory.mapped();
+    }
+    if (m_host != nullptr) {
+        if (data != nullptr) std::memcpy(m_host, data, memorySize());
+        else std::memset(m_host, 0, memorySize());
+    }
+}
+
+Tensor::~Tensor() = default;
+
+bool Tensor::isInit() const noexcept { return m_buffers != nullptr && m_runtime != nullptr; }
+
+void Tensor::destroy() {
+    m_buffers.reset();
+    m_host = nullptr;
+    m_size = 0;
+    m_runtime.reset();
+}
+
+VkBuffer Tensor::getPrimaryBuffer() const noexcept {
+    return m_buffers ? m_buffers->primary.buffer.get() : VK_NULL_HANDLE;
+}
+
+namespace {
+
+void copyBuffer(const vk::CommandBuffer& cb, VkBuffer from, VkBuffer to, uint64_t bytes) {
+    cb.copyBuffer(vk::Buffer(from), vk::Buffer(to), vk::BufferCopy(0, 0, bytes));
+}
+
+void bufferBarrier(const vk::CommandBuffer& cb, VkBuffer buffer, uint64_t bytes,
+                   vk::AccessFlagBits src_access, vk::AccessFlagBits dst_access,
+                   vk::PipelineStageFlagBits src_stage, vk::PipelineStageFlagBits dst_stage) {
+    const vk::BufferMemoryBarrier barrier(src_access, dst_access, VK_QUEUE_FAMILY_IGNORED,
+                                          VK_QUEUE_FAMILY_IGNORED, vk::Buffer(buffer), 0, bytes);
+    cb.pipelineBarrier(src_stage, dst_stage, {}, nullptr, barrier, nullptr);
+}
+
+std::runtime_error destroyedError() {
+    return std::runtime_error("Kompute Tensor was destroyed: it cannot be recorded");
+}
+
+}  // namespace
+
+void Tensor::recordCopyFromStagingToDevice(const vk::CommandBuffer& cb) {
+    if (!m_buffers) throw destroyedError();
+    if (memoryType() != MemoryTypes::eDevice) return;
+    copyBuffer(cb, m_buffers->staging.buffer.get(), m_buffers->primary.buffer.get(), memorySize());
+}
+
+void Tensor::recordCopyFromDeviceToStaging(const vk::CommandBuffer& cb) {
+    if (!m_buffers) throw destroyedError();
+    if (memoryType() != MemoryTypes::eDevice) return;
+    copyBuffer(cb, m_buffers->primary.buffer.get(), m_buffers->staging.buffer.get(), memorySize());
+}
+
+void Tensor::recordCopyFrom(const vk::CommandBuffer& cb, const std::shared_ptr<Memory>& other) {
+    auto* source = dynamic_cast<Tensor*>(other.get());
+    if (source == nullptr) throw std::runtime_error("Kompute Tensor can only copy from a Tensor");
+    if (!m_buffers || !source->m_buffers) throw destroyedError();
+    if (source->dataType() != dataType())
+        throw std::runtime_error("Attempting to copy memory of different types from " +
+                                 toString(source->dataType()) + " to " + toString(dataType()));
+    if (source->size() != size())
+        throw std::runtime_error("Attempting to copy tensors of different sizes from " +
+                                 std::to_string(source->size()) + " to " +
+                                 std::to_string(size()));
+    copyBuffer(cb, source->getPrimaryBuffer(), getPrimaryBuffer(), memorySize());
+}
+
+void Tensor::recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                        vk::AccessFlagBits dst_access,
+                                        vk::PipelineStageFlagBits src_stage,
+                                        vk::PipelineStageFlagBits dst_stage) {
+    if (!m_buffers) throw destroyedError();
+    bufferBarrier(cb, getPrimaryBuffer(), memorySize(), src_access, dst_access, src_stage,
+                  dst_stage);
+}
+
+void Tensor::recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                        vk::AccessFlagBits dst_access,
+                                        vk::PipelineStageFlagBits src_stage,
+                                        vk::PipelineStageFlagBits dst_stage) {
+    if (!m_buffers) throw destroyedError();
+    if (memoryType() != MemoryTypes::eDevice) return;
+    bufferBarrier(cb, m_buffers->staging.buffer.get(), memorySize(), src_access, dst_access,
+                  src_stage, dst_stage);
+}
+
+void Tensor::writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) {
+    if (!m_buffers) throw destroyedError();
+    VkDescriptorBufferInfo info{getPrimaryBuffer(), 0, memorySize()};
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = set;
+    write.dstBinding = binding;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    write.pBufferInfo = &info;
+    vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+}
+
+}  // namespace kp
