@@ -229,7 +229,8 @@ namespace {
 // A user operation: fills a tensor's primary buffer through vulkan.hpp.
 class FillOp : public kp::OpBase {
 public:
-    FillOp(std::shared_ptr<kp::Tensor> tensor, uint32_t word) : m_tensor(std::move(tensor)), m_word(word) {}
+    FillOp(std::shared_ptr<kp::Tensor> tensor, uint32_t word)
+        : m_tensor(std::move(tensor)), m_word(word) {}
     void record(const vk::CommandBuffer& cb) override {
         cb.fillBuffer(vk::Buffer(m_tensor->getPrimaryBuffer()), 0, m_tensor->memorySize(), m_word);
         ++recorded;
@@ -258,7 +259,18 @@ TEST_F(Kompute, UserOperationsRecordThroughVulkanHppAndTimestampsCount) {
     EXPECT_GT(ticks[0], 0u);
     EXPECT_LE(ticks[0], ticks[1]);
     EXPECT_LE(ticks[1], ticks[2]);
-    EXPECT_EQ(messageOf([&] { mgr.sequence()->getTimestamps(); }), "Timestamp latching not enabled");
+    EXPECT_EQ(messageOf([&] { mgr.sequence()->getTimestamps(); }),
+              "Timestamp latching not enabled");
+}
+
+TEST_F(Kompute, ShaderCompileSourceGivesSpirvOrTheCompilersLog) {
+    const auto words = kp::Shader::compileSource(kMultiply);
+    ASSERT_FALSE(words.empty());
+    EXPECT_EQ(words[0], 0x07230203u);  // the SPIR-V magic number
+    const std::string message =
+        messageOf([] { kp::Shader::compileSource("#version 450\nvoid main() { x = 1; }"); });
+    EXPECT_NE(message.find("Kompute Shader failed to compile"), std::string::npos) << message;
+    EXPECT_NE(message.find("'x'"), std::string::npos) << message;
 }
 
 TEST_F(Kompute, ManagerErrorsAndDestroy) {

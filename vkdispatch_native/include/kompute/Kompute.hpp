@@ -6,6 +6,7 @@
 #include "kompute/Manager.hpp"
 #include "kompute/Memory.hpp"
 #include "kompute/Sequence.hpp"
+#include "kompute/Shader.hpp"
 #include "kompute/Tensor.hpp"
 #include "kompute/operations/OpAlgoDispatch.hpp"
 #include "kompute/operations/OpBase.hpp"

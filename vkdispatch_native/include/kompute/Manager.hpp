@@ -42,8 +42,8 @@ public:
                                         Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
         return tensorT<T>(std::vector<T>(size), type);
     }
-    std::shared_ptr<TensorT<float>> tensor(const std::vector<float>& data,
-                                           Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+    std::shared_ptr<TensorT<float>> tensor(
+        const std::vector<float>& data, Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
         return tensorT<float>(data, type);
     }
     /// `count` elements of `element_size` bytes from `data` (null: zeros).
@@ -57,11 +57,11 @@ public:
     }
 
     template <typename S = float, typename P = float>
-    std::shared_ptr<Algorithm> algorithm(const std::vector<std::shared_ptr<Memory>>& mem_objects = {},
-                                         const std::vector<uint32_t>& spirv = {},
-                                         const Workgroup& workgroup = {},
-                                         const std::vector<S>& specialization_constants = {},
-                                         const std::vector<P>& push_constants = {}) {
+    std::shared_ptr<Algorithm> algorithm(
+        const std::vector<std::shared_ptr<Memory>>& mem_objects = {},
+        const std::vector<uint32_t>& spirv = {}, const Workgroup& workgroup = {},
+        const std::vector<S>& specialization_constants = {},
+        const std::vector<P>& push_constants = {}) {
         auto made = std::make_shared<Algorithm>(runtime(), mem_objects, spirv, workgroup,
                                                 specialization_constants, push_constants);
         m_algorithms.push_back(made);

@@ -60,7 +60,9 @@ public:
     /// Copies `bytes` (which must equal memorySize()) into the host view.
     void setData(const void* data, size_t bytes);
     template <typename T>
-    void setData(const std::vector<T>& values) { setData(values.data(), values.size() * sizeof(T)); }
+    void setData(const std::vector<T>& values) {
+        setData(values.data(), values.size() * sizeof(T));
+    }
 
     virtual bool isInit() const noexcept = 0;
     /// Frees the resources (at once: the caller makes sure no running sequence uses them);
@@ -72,12 +74,15 @@ public:
     /// Records the copy from the primary resource to the staging one (eDevice only).
     virtual void recordCopyFromDeviceToStaging(const vk::CommandBuffer& cb) = 0;
     /// Records a GPU copy of `other`'s primary resource into this one's.
-    virtual void recordCopyFrom(const vk::CommandBuffer& cb, const std::shared_ptr<Memory>& other) = 0;
-    virtual void recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+    virtual void recordCopyFrom(const vk::CommandBuffer& cb,
+                                const std::shared_ptr<Memory>& other) = 0;
+    virtual void recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb,
+                                            vk::AccessFlagBits src_access,
                                             vk::AccessFlagBits dst_access,
                                             vk::PipelineStageFlagBits src_stage,
                                             vk::PipelineStageFlagBits dst_stage) = 0;
-    virtual void recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+    virtual void recordStagingMemoryBarrier(const vk::CommandBuffer& cb,
+                                            vk::AccessFlagBits src_access,
                                             vk::AccessFlagBits dst_access,
                                             vk::PipelineStageFlagBits src_stage,
                                             vk::PipelineStageFlagBits dst_stage) = 0;

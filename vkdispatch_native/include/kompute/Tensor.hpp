@@ -13,7 +13,8 @@ public:
     /// `data` (size * element_size bytes, or null: zeros) fills the host view. Throws
     /// std::runtime_error for a zero size, std::runtime_error when no memory type fits.
     Tensor(std::shared_ptr<detail::Runtime> runtime, const void* data, uint32_t size,
-           uint32_t element_size, DataTypes data_type, MemoryTypes memory_type = MemoryTypes::eDevice);
+           uint32_t element_size, DataTypes data_type,
+           MemoryTypes memory_type = MemoryTypes::eDevice);
     ~Tensor() override;
 
     Type type() const noexcept override { return Type::eTensor; }

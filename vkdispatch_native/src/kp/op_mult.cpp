@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "vkdispatch/compiler.hpp"
+#include "kompute/Shader.hpp"
 
 namespace kp {
 namespace {
@@ -20,12 +20,7 @@ void main() {
 )";
 
 const std::vector<uint32_t>& multiplySpirv() {
-    static const std::vector<uint32_t> words = [] {
-        vkdispatch::Compiler compiler;
-        auto result = compiler.compileCompute(kMultiply, "kp::OpMult");
-        if (!result.ok) throw std::runtime_error("Kompute OpMult shader failed: " + result.log);
-        return result.spirv;
-    }();
+    static const std::vector<uint32_t> words = Shader::compileSource(kMultiply);
     return words;
 }
 

@@ -11,7 +11,8 @@
 namespace kp {
 namespace {
 
-constexpr const char* kBeginWhileRunning = "Kompute Sequence begin called when sequence still running";
+constexpr const char* kBeginWhileRunning =
+    "Kompute Sequence begin called when sequence still running";
 
 }  // namespace
 
@@ -26,7 +27,8 @@ struct Sequence::State {
     uint32_t total_timestamps = 0;
 
     ~State() {
-        if (timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(runtime->handle(), timestamps, nullptr);
+        if (timestamps != VK_NULL_HANDLE)
+            vkDestroyQueryPool(runtime->handle(), timestamps, nullptr);
     }
 };
 
