@@ -197,6 +197,14 @@ TEST_F(Kompute, AsyncEvaluationAndTheSequenceStateMachine) {
     p.a->setData(p.x);
     resync->eval();
     p.expectComputed();
+
+    // An await that times out leaves the buffer to the GPU; the next eval waits for it.
+    p.x.assign(64, 0.5f);
+    p.a->setData(p.x);
+    resync->evalAsync()->evalAwait(0);
+    EXPECT_FALSE(resync->isRunning());
+    resync->eval();
+    p.expectComputed();
 }
 
 TEST_F(Kompute, CopyMovesDeviceDataAndHostViews) {

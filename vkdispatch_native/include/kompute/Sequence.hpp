@@ -66,7 +66,8 @@ public:
         return evalAsync(std::make_shared<T>(algorithm, std::forward<Args>(args)...));
     }
     /// Waits up to `timeout_ns` nanoseconds for the running submission, then runs postEval()
-    /// (not after a timeout; the sequence counts as idle either way, as in Kompute).
+    /// (not after a timeout; the sequence counts as idle either way, as in Kompute, but a later
+    /// record or eval waits for that buffer to finish before reusing it).
     std::shared_ptr<Sequence> evalAwait(uint64_t timeout_ns = UINT64_MAX);
 
     /// Starts recording (std::runtime_error while running); a no-op while recording.
@@ -83,12 +84,13 @@ public:
     bool isRecording() const noexcept { return m_recording; }
     bool isRunning() const noexcept { return m_running; }
     bool isInit() const noexcept { return m_state != nullptr; }
-    /// Waits for a running submission, then frees everything; a second call does nothing.
+    /// Waits for the last submission, then frees everything; a second call does nothing.
     void destroy();
 
 private:
     struct State;
     void writeTimestamp();
+    void settle();  // waits until the last submission finished
 
     std::unique_ptr<State> m_state;  // null after destroy()
     std::vector<std::shared_ptr<OpBase>> m_operations;

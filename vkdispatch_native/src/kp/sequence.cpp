@@ -74,7 +74,7 @@ Sequence::~Sequence() { destroy(); }
 
 void Sequence::destroy() {
     if (!m_state) return;
-    if (m_running && m_state->submitted != 0) m_state->queue->wait(m_state->submitted);
+    settle();
     m_running = m_recording = false;
     m_operations.clear();
     m_state.reset();
@@ -96,10 +96,18 @@ void Sequence::writeTimestamp() {
     vkCmdWriteTimestamp(s.cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, s.timestamps, index);
 }
 
+void Sequence::settle() {
+    // After an evalAwait that timed out the sequence counts as idle (Kompute's rule) while the
+    // GPU may still run its buffer: it must finish before the buffer is reset or resubmitted.
+    State& s = *m_state;
+    if (s.submitted != 0) s.queue->wait(s.submitted);
+}
+
 void Sequence::begin() {
     if (!m_state) throw destroyedError();
     if (m_running) throw std::runtime_error(kBeginWhileRunning);
     if (m_recording) return;
+    settle();
     State& s = *m_state;
     VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK_CHECK(vkBeginCommandBuffer(s.cb, &info), "beginning a kp::Sequence");
@@ -141,6 +149,7 @@ std::shared_ptr<Sequence> Sequence::evalAsync() {
     if (m_running)
         throw std::runtime_error("Kompute Sequence evalAsync called when an eval async was "
                                  "called without successful wait");
+    settle();
     State& s = *m_state;
     const vk::CommandBuffer cb(s.cb);
     for (const auto& op : m_operations) op->preEval(cb);
