@@ -110,6 +110,9 @@ TEST_F(Kompute, OpMultAndTheLegacyOperationNames) {
         ->record<kp::OpTensorSyncLocal>(p.params)
         ->eval();
     p.expectComputed();
+    auto host = mgr.tensorT<uint32_t>(std::vector<uint32_t>{7u}, kp::Tensor::TensorTypes::eHost);
+    EXPECT_EQ(host->memoryType(), Memory::MemoryTypes::eHost);
+    EXPECT_EQ(host->dataType(), kp::Tensor::TensorDataTypes::eUnsignedInt);
     EXPECT_EQ(messageOf([&] { kp::OpMult({p.a, p.b}, placeholder); }),
               "Kompute OpMult expected 3 mem objects but got 2");
 }

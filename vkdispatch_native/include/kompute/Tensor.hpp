@@ -10,6 +10,10 @@ namespace kp {
 
 class Tensor : public Memory {
 public:
+    // Kompute 0.8-0.9 named these on the Tensor.
+    using TensorTypes = MemoryTypes;
+    using TensorDataTypes = DataTypes;
+
     /// `data` (size * element_size bytes, or null: zeros) fills the host view. Throws
     /// std::runtime_error for a zero size, std::runtime_error when no memory type fits.
     Tensor(std::shared_ptr<detail::Runtime> runtime, const void* data, uint32_t size,
