@@ -9,8 +9,8 @@ whole life. Every buffer has one replica per queue of its context.
 from __future__ import annotations
 
 import atexit
-import numbers
 import contextvars
+import numbers
 import os
 import threading
 import weakref

@@ -304,7 +304,8 @@ class CommandGraph(CommandList, DispatchTarget):
             self._uploaded_to |= targets
 
     def _check_instance_values(self, instance_count: int) -> None:
-        """Each set_var value holds one value for every instance or one per instance."""
+        """Raises unless each set_var value holds one value for every instance or one per
+        instance."""
         for name, value in self.queued_pc_values.items():
             size = np.asarray(value).size
             for index, member in self.name_to_pc_key_dict[name]:
@@ -322,7 +323,15 @@ class CommandGraph(CommandList, DispatchTarget):
         size = self.get_instance_size()
         if size == 0:
             return b""
-        self._check_instance_values(instance_count)
+        try:
+            return self._pack_push_constants(instance_count, size)
+        except InvalidArgumentError:
+            # A value of the wrong count fails to pack; the error then names the user's Var
+            # (submits that pack pay for no check).
+            self._check_instance_values(instance_count)
+            raise
+
+    def _pack_push_constants(self, instance_count: int, size: int) -> bytes:
         overrides = {(i, field): self.queued_pc_values[name]
                      for name, keys in self.name_to_pc_key_dict.items()
                      if name in self.queued_pc_values for i, field in keys}

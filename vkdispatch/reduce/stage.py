@@ -114,10 +114,10 @@ def make_reduction_stage(reduction: ReduceOp, out_type, group_size: int,
     collective = _collective_usable(reduction, out_type, group_size)
     with vc.shader_context() as ctx:
         ctx.builder.name = name
-        inputs = [] if output_is_input else input_types
+        input_annotations = [] if output_is_input else input_types
         arguments = ctx.declare_input_arguments(
-            [vc.Buffer[out_type]] + inputs + [ReductionParams],
-            ["out"] + _input_names(map_func, len(inputs)) + ["params"])
+            [vc.Buffer[out_type]] + input_annotations + [ReductionParams],
+            ["out"] + _input_names(map_func, len(input_annotations)) + ["params"])
         out, params = arguments[0], arguments[-1]
         inputs = arguments[1:-1]
         accumulator = _accumulate(reduction, out_type, out, inputs, params, map_func,

@@ -133,21 +133,23 @@ class ExecutionBounds:
             limits = exec_size(args)
             (ex, ey, ez), (sx, sy, sz) = limits, self.local_size
             blocks = (-(-ex // sx), -(-ey // sy), -(-ez // sz))  # ceiling division
-            source = f"exec_size={limits}"
         elif workgroups is not None:
             blocks = workgroups(args)
             limits = tuple(b * s for b, s in zip(blocks, self.local_size))
-            source = f"workgroups={blocks}"
         else:
             blocks = limits = (0, 0, 0)
-            source = "neither exec_size nor workgroups"
         bx, by, bz = blocks
         if 0 < bx <= max_count[0] and 0 < by <= max_count[1] and 0 < bz <= max_count[2]:
             return blocks, limits
-        self._raise_for_counts(blocks, source, max_count)
+        self._raise_for_counts(blocks, limits, exec_size is not None, workgroups is not None,
+                               max_count)
 
     @staticmethod
-    def _raise_for_counts(blocks, source: str, max_count) -> None:
+    def _raise_for_counts(blocks, limits, from_exec_size: bool, from_workgroups: bool,
+                          max_count) -> None:
+        # Worded here, on failure only: calls that pass the check format nothing.
+        source = f"exec_size={limits}" if from_exec_size else \
+            f"workgroups={blocks}" if from_workgroups else "neither exec_size nor workgroups"
         for axis, (count, limit) in enumerate(zip(blocks, max_count)):
             if count <= 0:
                 raise InvalidArgumentError(
