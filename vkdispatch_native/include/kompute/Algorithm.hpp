@@ -22,8 +22,7 @@ public:
               const std::vector<S>& specialization_constants = {},
               const std::vector<P>& push_constants = {})
         : Algorithm(std::move(runtime), mem_objects, spirv, workgroup,
-                    bytesOf(specialization_constants), sizeof(S), bytesOf(push_constants),
-                    sizeof(P)) {}
+                    bytesOf(specialization_constants), sizeof(S), bytesOf(push_constants)) {}
     ~Algorithm();
     Algorithm(const Algorithm&) = delete;
     Algorithm& operator=(const Algorithm&) = delete;
@@ -35,7 +34,7 @@ public:
                  const std::vector<S>& specialization_constants = {},
                  const std::vector<P>& push_constants = {}) {
         build(mem_objects, spirv, workgroup, bytesOf(specialization_constants), sizeof(S),
-              bytesOf(push_constants), sizeof(P));
+              bytesOf(push_constants));
     }
 
     bool isInit() const noexcept;
@@ -73,7 +72,7 @@ private:
               const std::vector<std::shared_ptr<Memory>>& mem_objects,
               const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
               std::vector<uint8_t> specialization, uint32_t specialization_size,
-              std::vector<uint8_t> push, uint32_t push_size);
+              std::vector<uint8_t> push);
 
     template <typename T>
     static std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
@@ -90,7 +89,7 @@ private:
     void build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
                std::vector<uint8_t> specialization, uint32_t specialization_size,
-               std::vector<uint8_t> push, uint32_t push_size);
+               std::vector<uint8_t> push);
 
     std::shared_ptr<detail::Runtime> m_runtime;
     std::vector<std::shared_ptr<Memory>> m_mem_objects;

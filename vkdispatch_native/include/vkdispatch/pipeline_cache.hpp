@@ -58,6 +58,9 @@ public:
     void save();
 
     const Context& context() const noexcept { return m_context; }
+    /// Throws InvalidArgumentError ("cache: the pipeline cache of <owner> belongs to another
+    /// context") unless the cache serves `context`.
+    void checkServes(const Context& context, const std::string& owner) const;
     /// The cache of device `device_index` (position in context.devices()).
     VkPipelineCache handle(int device_index) const;
     /// Whether the file of device `device_index` was loaded into its cache.

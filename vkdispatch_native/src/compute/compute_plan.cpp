@@ -178,9 +178,7 @@ ComputePlan::ComputePlan(Context& context, const std::vector<uint32_t>& spirv,
       m_last_use(context.queueCount()) {
     checkArguments(context, spirv, bindings, push_constant_size, name);
     checkSpecialization(specialization, name);
-    if (cache != nullptr && &cache->context() != &context)
-        throw InvalidArgumentError("cache: the pipeline cache of '" + name +
-                                   "' belongs to another context");
+    if (cache != nullptr) cache->checkServes(context, "'" + name + "'");
     const auto& devices = context.devices();
     for (size_t i = 0; i < devices.size(); ++i) {
         const VkPipelineCache vk_cache =

@@ -139,6 +139,12 @@ PipelineCache::PipelineCache(Context& context, const std::vector<std::string>& p
     }
 }
 
+void PipelineCache::checkServes(const Context& context, const std::string& owner) const {
+    if (&context != &m_context)
+        throw InvalidArgumentError("cache: the pipeline cache of " + owner +
+                                   " belongs to another context");
+}
+
 VkPipelineCache PipelineCache::handle(int device_index) const {
     if (device_index < 0 || device_index >= static_cast<int>(m_devices.size()))
         throw IndexOutOfRangeError("device_index: device " + std::to_string(device_index) +

@@ -67,8 +67,7 @@ FftPlan::FftPlan(Context& context, const VkfftGeometry& geometry,
     if (!binaries.empty() && binaries.size() != devices)
         throw InvalidArgumentError("binaries: one per device (" + std::to_string(devices) +
                                    ") or none, got " + std::to_string(binaries.size()));
-    if (cache != nullptr && &cache->context() != &context)
-        throw InvalidArgumentError("cache: the pipeline cache belongs to another context");
+    if (cache != nullptr) cache->checkServes(context, "an FFT plan");
     m_kernels->binaries.resize(devices);
     m_kernels->spares.resize(devices);
     m_kernels->caches.assign(devices, VK_NULL_HANDLE);

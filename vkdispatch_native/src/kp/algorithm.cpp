@@ -19,10 +19,10 @@ Algorithm::Algorithm(std::shared_ptr<detail::Runtime> runtime,
                      const std::vector<std::shared_ptr<Memory>>& mem_objects,
                      const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
                      std::vector<uint8_t> specialization, uint32_t specialization_size,
-                     std::vector<uint8_t> push, uint32_t push_size)
+                     std::vector<uint8_t> push)
     : m_runtime(std::move(runtime)) {
     build(mem_objects, spirv, workgroup, std::move(specialization), specialization_size,
-          std::move(push), push_size);
+          std::move(push));
 }
 
 Algorithm::~Algorithm() = default;
@@ -52,7 +52,7 @@ void Algorithm::setPushConstants(const void* data, uint32_t count, uint32_t elem
 void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                       const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
                       std::vector<uint8_t> specialization, uint32_t specialization_size,
-                      std::vector<uint8_t> push, uint32_t /*push_size*/) {
+                      std::vector<uint8_t> push) {
     m_pipeline.reset();
     m_mem_objects = mem_objects;
     m_specialization = std::move(specialization);

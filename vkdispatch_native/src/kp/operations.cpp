@@ -85,7 +85,10 @@ void OpAlgoDispatch::record(const vk::CommandBuffer& cb) {
         memory->recordPrimaryMemoryBarrier(
             cb, kAnyWrite, both(vk::AccessFlagBits::eShaderRead, vk::AccessFlagBits::eShaderWrite),
             kWriters, vk::PipelineStageFlagBits::eComputeShader);
-    if (m_push_count > 0) m_algorithm->setPushConstants(m_push.data(), m_push_count, m_push_size);
+    if (!m_push.empty())
+        m_algorithm->setPushConstants(m_push.data(),
+                                      static_cast<uint32_t>(m_push.size() / m_push_size),
+                                      m_push_size);
     m_algorithm->recordBindCore(cb);
     m_algorithm->recordBindPush(cb);
     m_algorithm->recordDispatch(cb);

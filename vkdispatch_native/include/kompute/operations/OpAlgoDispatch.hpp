@@ -17,7 +17,6 @@ public:
                             const std::vector<T>& push_constants = {})
         : m_algorithm(algorithm),
           m_push(push_constants.size() * sizeof(T)),
-          m_push_count(static_cast<uint32_t>(push_constants.size())),
           m_push_size(sizeof(T)) {
         if (!m_push.empty()) std::memcpy(m_push.data(), push_constants.data(), m_push.size());
     }
@@ -27,9 +26,8 @@ protected:
     std::shared_ptr<Algorithm> m_algorithm;
 
 private:
-    std::vector<uint8_t> m_push;
-    uint32_t m_push_count;
-    uint32_t m_push_size;
+    std::vector<uint8_t> m_push;  // empty: the algorithm's own push constants
+    uint32_t m_push_size;         // bytes per value
 };
 
 }  // namespace kp
