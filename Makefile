@@ -6,7 +6,7 @@ NATIVE_BUILD := build/native
 SANITIZE_BUILD := build/sanitize
 SANITIZERS := $(CURDIR)/vkdispatch_native/tests/sanitizers
 NATIVE_SOURCES := $(shell find vkdispatch_native -name '*.cpp' -o -name '*.hpp' -o -name '*.c' \
-                    -o -name '*.pyx' -o -name '*.pxd' -o -name 'sources.txt')
+                    -o -name '*.pyx' -o -name '*.pxd' -o -name '*.pxi' -o -name 'sources.txt')
 
 .PHONY: setup test test-native test-sanitize test-python test-python-debug test-slow mutation demo \
         bench docs clean

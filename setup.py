@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy  # noqa: F401  (build requirement: the package is built against numpy 2)
+import numpy  # build requirement: the package is built against numpy 2 (kp's views use its C API)
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
@@ -45,7 +45,8 @@ def volk_source(includes: list[str]) -> str:
 
 
 includes, lib_dirs = dependency_dirs()
-common_includes = [str(NATIVE / "include"), str(NATIVE / "bindings")] + includes
+common_includes = ([str(NATIVE / "include"), str(NATIVE / "bindings"), numpy.get_include()]
+                   + includes)
 link_group = ["-Wl,--start-group"] + [f"-l{name}" for name in STATIC_LIBS] + ["-Wl,--end-group"]
 # The static libraries' symbols stay private to the extension: GPU drivers (NVIDIA's among them)
 # export their own SPIRV-Tools/glslang symbols, which would otherwise replace ours at run time.
@@ -56,7 +57,7 @@ extension = Extension(
     sources=[str(NATIVE / "bindings" / "wrapper.pyx")] + native_sources(),
     include_dirs=common_includes,
     library_dirs=lib_dirs,
-    define_macros=[("VK_NO_PROTOTYPES", None)],
+    define_macros=[("VK_NO_PROTOTYPES", None), ("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
     extra_compile_args=["-std=c++17", "-O2", "-Wno-missing-field-initializers"],
     extra_link_args=link_group + symbol_isolation + ["-lpthread", "-ldl"],
     language="c++",

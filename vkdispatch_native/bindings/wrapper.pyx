@@ -830,3 +830,6 @@ def raw_submit_wait_us(NativeContext ctx, int iterations, bint poll=False):
         result = cp.rawSubmitWaitMicroseconds(ctx.ptr.get()[0], iterations, poll)
     _check_validation()
     return result
+
+
+include "kompute.pxi"

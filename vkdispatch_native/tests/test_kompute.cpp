@@ -307,3 +307,46 @@ TEST_F(Kompute, ManagerErrorsAndDestroy) {
     mgr.destroy();  // twice: nothing happens
     EXPECT_THROW(mgr.sequence(), std::runtime_error);
 }
+
+TEST_F(Kompute, SharedHostViewOutlivesDestroy) {
+    KP_REQUIRE_DEVICE();
+    kp::Manager mgr;
+    const auto values = randomFloats(64, 11);
+    auto tensor = mgr.tensor(values);
+    std::shared_ptr<void> view = tensor->sharedRawData();
+    mgr.destroy();
+    EXPECT_FALSE(tensor->isInit());
+    EXPECT_THROW(tensor->sharedRawData(), std::runtime_error);
+    const float* kept = static_cast<const float*>(view.get());
+    EXPECT_EQ(std::vector<float>(kept, kept + values.size()), values);
+}
+
+TEST_F(Kompute, CopiesAfterSyncsAndDispatchesAreOrdered) {
+    KP_REQUIRE_DEVICE();
+    kp::Manager mgr;
+    Product product(mgr, 4096, 12);
+    auto copy = mgr.tensor(std::vector<float>(4096));
+    auto algorithm = mgr.algorithm(product.params, kp::Shader::compileSource(kMultiply));
+    mgr.sequence()
+        ->record<kp::OpSyncDevice>(product.params)
+        ->record<kp::OpAlgoDispatch>(algorithm)
+        ->record<kp::OpCopy>({product.out, copy})
+        ->record<kp::OpSyncDevice>({product.a})  // rewrites a after the dispatch read it
+        ->eval();
+    // Separately: OpCopy's postEval set copy's host view to out's (stale) staging copy.
+    mgr.sequence()->eval<kp::OpSyncLocal>({copy});
+    const auto result = copy->vector();
+    for (size_t i = 0; i < product.x.size(); ++i)
+        EXPECT_EQ(result[i], product.x[i] * product.y[i]) << i;
+}
+
+TEST_F(Kompute, AnOperationBeyondTheTimestampsIsRefusedBeforeItRecords) {
+    KP_REQUIRE_DEVICE();
+    kp::Manager mgr;
+    auto tensor = mgr.tensor({1.0f});
+    auto sequence = mgr.sequence(0, 1)->record<kp::OpSyncDevice>({tensor});
+    EXPECT_EQ(messageOf([&] { sequence->record<kp::OpSyncLocal>({tensor}); }),
+              "Kompute Sequence recorded more operations than its 1 timestamps");
+    sequence->eval();
+    EXPECT_EQ(sequence->getTimestamps().size(), 2u);
+}

@@ -34,7 +34,7 @@ public:
     template <typename T>
     std::shared_ptr<TensorT<T>> tensorT(const std::vector<T>& data,
                                         Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
-        return track(std::make_shared<TensorT<T>>(runtime(), data, type));
+        return track(std::make_shared<TensorT<T>>(runtime("Tensor"), data, type));
     }
     /// A tensor of `size` zeros.
     template <typename T>
@@ -62,8 +62,9 @@ public:
         const std::vector<uint32_t>& spirv = {}, const Workgroup& workgroup = {},
         const std::vector<S>& specialization_constants = {},
         const std::vector<P>& push_constants = {}) {
-        auto made = std::make_shared<Algorithm>(runtime(), mem_objects, spirv, workgroup,
-                                                specialization_constants, push_constants);
+        auto made =
+            std::make_shared<Algorithm>(runtime("Algorithm"), mem_objects, spirv, workgroup,
+                                        specialization_constants, push_constants);
         m_algorithms.push_back(made);
         return made;
     }
@@ -79,7 +80,8 @@ public:
     VkInstance getVkInstance() const;
 
 private:
-    std::shared_ptr<detail::Runtime> runtime() const;
+    /// The device, or Kompute's "Kompute <object> device is null" after destroy().
+    std::shared_ptr<detail::Runtime> runtime(const char* object) const;
     template <typename T>
     std::shared_ptr<T> track(std::shared_ptr<T> memory) {
         m_memories.push_back(memory);

@@ -51,6 +51,9 @@ public:
     /// The host view (staging memory for eDevice, the memory itself for eHost and
     /// eDeviceAndHost). Throws std::runtime_error for eStorage and after destroy().
     void* rawData();
+    /// rawData() as a pointer that keeps the host memory valid while it is held, even past
+    /// destroy() (for views that may outlive the object, such as numpy arrays in Python).
+    std::shared_ptr<void> sharedRawData();
     template <typename T>
     T* data() { return static_cast<T*>(rawData()); }
     template <typename T>
@@ -101,7 +104,7 @@ protected:
     DataTypes m_data_type;
     MemoryTypes m_memory_type;
     uint32_t m_x, m_y;
-    void* m_host = nullptr;  // the host view, set by the subclass
+    std::shared_ptr<void> m_host;  // the host view (owning its memory), set by the subclass
 };
 
 template <typename T>

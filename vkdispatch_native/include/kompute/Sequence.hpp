@@ -89,6 +89,7 @@ public:
 
 private:
     struct State;
+    void checkTimestampRoom() const;
     void writeTimestamp();
     void settle();  // waits until the last submission finished
 

@@ -44,7 +44,7 @@ public:
 
 private:
     struct Buffers;
-    std::unique_ptr<Buffers> m_buffers;  // null after destroy()
+    std::shared_ptr<Buffers> m_buffers;  // null after destroy(); host views may hold it longer
 };
 
 template <typename T>

@@ -79,13 +79,15 @@ Manager::Manager(uint32_t physical_device_index, const std::vector<uint32_t>& fa
 
 Manager::~Manager() { destroy(); }
 
-std::shared_ptr<detail::Runtime> Manager::runtime() const {
-    if (!m_runtime) throw std::runtime_error("Kompute Manager was destroyed: it makes no objects");
+std::shared_ptr<detail::Runtime> Manager::runtime(const char* object) const {
+    if (!m_runtime)
+        throw std::runtime_error(std::string("Kompute ") + object +
+                                 " device is null: its Manager was destroyed");
     return m_runtime;
 }
 
 std::shared_ptr<Sequence> Manager::sequence(uint32_t queue_index, uint32_t total_timestamps) {
-    auto made = std::make_shared<Sequence>(runtime(), queue_index, total_timestamps);
+    auto made = std::make_shared<Sequence>(runtime("Sequence"), queue_index, total_timestamps);
     m_sequences.push_back(made);
     return made;
 }
@@ -93,7 +95,8 @@ std::shared_ptr<Sequence> Manager::sequence(uint32_t queue_index, uint32_t total
 std::shared_ptr<Tensor> Manager::tensor(const void* data, uint32_t count, uint32_t element_size,
                                         const Memory::DataTypes& data_type,
                                         Memory::MemoryTypes type) {
-    return track(std::make_shared<Tensor>(runtime(), data, count, element_size, data_type, type));
+    return track(
+        std::make_shared<Tensor>(runtime("Tensor"), data, count, element_size, data_type, type));
 }
 
 void Manager::destroy() {
@@ -122,13 +125,13 @@ void Manager::clear() {
 }
 
 vk::PhysicalDeviceProperties Manager::getDeviceProperties() const {
-    return vk::PhysicalDevice(runtime()->device().physical()).getProperties();
+    return vk::PhysicalDevice(runtime("Manager")->device().physical()).getProperties();
 }
 
 std::vector<vk::PhysicalDevice> Manager::listDevices() const {
-    return vk::Instance(runtime()->instance->handle()).enumeratePhysicalDevices();
+    return vk::Instance(runtime("Manager")->instance->handle()).enumeratePhysicalDevices();
 }
 
-VkInstance Manager::getVkInstance() const { return runtime()->instance->handle(); }
+VkInstance Manager::getVkInstance() const { return runtime("Manager")->instance->handle(); }
 
 }  // namespace kp

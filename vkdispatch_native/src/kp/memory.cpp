@@ -38,8 +38,10 @@ Memory::Memory(std::shared_ptr<detail::Runtime> runtime, uint32_t size, uint32_t
 
 Memory::~Memory() = default;
 
-void* Memory::rawData() {
-    if (m_host == nullptr)
+void* Memory::rawData() { return sharedRawData().get(); }
+
+std::shared_ptr<void> Memory::sharedRawData() {
+    if (!m_host)
         throw std::runtime_error(m_runtime ? "Kompute Memory of type eStorage has no host view"
                                            : "Kompute Memory was destroyed: it has no data");
     return m_host;

@@ -24,6 +24,21 @@ const auto kAnyWrite = both(vk::AccessFlagBits::eTransferWrite, vk::AccessFlagBi
 const auto kWriters =
     both(vk::PipelineStageFlagBits::eTransfer, vk::PipelineStageFlagBits::eComputeShader);
 
+// Orders the primary resource after every earlier transfer or shader write (and, as an execution
+// dependency, after earlier reads) before an access of `dst_access` at `dst_stage`.
+void afterEarlierWork(const vk::CommandBuffer& cb, Memory& memory, vk::AccessFlagBits dst_access,
+                      vk::PipelineStageFlagBits dst_stage) {
+    memory.recordPrimaryMemoryBarrier(cb, kAnyWrite, dst_access, kWriters, dst_stage);
+}
+
+// The same for the staging resource, which only transfers touch.
+void stagingAfterEarlierTransfers(const vk::CommandBuffer& cb, Memory& memory,
+                                  vk::AccessFlagBits dst_access) {
+    memory.recordStagingMemoryBarrier(cb, vk::AccessFlagBits::eTransferWrite, dst_access,
+                                      vk::PipelineStageFlagBits::eTransfer,
+                                      vk::PipelineStageFlagBits::eTransfer);
+}
+
 std::vector<std::shared_ptr<Memory>> atLeast(const std::vector<std::shared_ptr<Memory>>& objects,
                                              size_t count, const char* operation) {
     if (objects.size() < count)
@@ -42,7 +57,13 @@ OpSyncDevice::OpSyncDevice(const std::vector<std::shared_ptr<Memory>>& mem_objec
     : m_mem_objects(atLeast(mem_objects, 1, "OpSyncDevice")) {}
 
 void OpSyncDevice::record(const vk::CommandBuffer& cb) {
-    for (const auto& memory : m_mem_objects) memory->recordCopyFromStagingToDevice(cb);
+    for (const auto& memory : m_mem_objects) {
+        if (memory->memoryType() != Memory::MemoryTypes::eDevice) continue;
+        stagingAfterEarlierTransfers(cb, *memory, vk::AccessFlagBits::eTransferRead);
+        afterEarlierWork(cb, *memory, vk::AccessFlagBits::eTransferWrite,
+                         vk::PipelineStageFlagBits::eTransfer);
+        memory->recordCopyFromStagingToDevice(cb);
+    }
 }
 
 OpSyncLocal::OpSyncLocal(const std::vector<std::shared_ptr<Memory>>& mem_objects)
@@ -51,8 +72,9 @@ OpSyncLocal::OpSyncLocal(const std::vector<std::shared_ptr<Memory>>& mem_objects
 void OpSyncLocal::record(const vk::CommandBuffer& cb) {
     for (const auto& memory : m_mem_objects) {
         if (memory->memoryType() != Memory::MemoryTypes::eDevice) continue;
-        memory->recordPrimaryMemoryBarrier(cb, kAnyWrite, vk::AccessFlagBits::eTransferRead,
-                                           kWriters, vk::PipelineStageFlagBits::eTransfer);
+        afterEarlierWork(cb, *memory, vk::AccessFlagBits::eTransferRead,
+                         vk::PipelineStageFlagBits::eTransfer);
+        stagingAfterEarlierTransfers(cb, *memory, vk::AccessFlagBits::eTransferWrite);
         memory->recordCopyFromDeviceToStaging(cb);
         memory->recordStagingMemoryBarrier(cb, vk::AccessFlagBits::eTransferWrite,
                                            vk::AccessFlagBits::eHostRead,
@@ -65,8 +87,13 @@ OpCopy::OpCopy(const std::vector<std::shared_ptr<Memory>>& mem_objects)
     : m_mem_objects(atLeast(mem_objects, 2, "OpCopy")) {}
 
 void OpCopy::record(const vk::CommandBuffer& cb) {
-    for (size_t i = 1; i < m_mem_objects.size(); ++i)
+    afterEarlierWork(cb, *m_mem_objects[0], vk::AccessFlagBits::eTransferRead,
+                     vk::PipelineStageFlagBits::eTransfer);
+    for (size_t i = 1; i < m_mem_objects.size(); ++i) {
+        afterEarlierWork(cb, *m_mem_objects[i], vk::AccessFlagBits::eTransferWrite,
+                         vk::PipelineStageFlagBits::eTransfer);
         m_mem_objects[i]->recordCopyFrom(cb, m_mem_objects[0]);
+    }
 }
 
 void OpCopy::postEval(const vk::CommandBuffer&) {
@@ -82,9 +109,9 @@ void OpCopy::postEval(const vk::CommandBuffer&) {
 void OpAlgoDispatch::record(const vk::CommandBuffer& cb) {
     if (!m_algorithm) throw std::runtime_error("Kompute OpAlgoDispatch was given no algorithm");
     for (const auto& memory : m_algorithm->getMemObjects())
-        memory->recordPrimaryMemoryBarrier(
-            cb, kAnyWrite, both(vk::AccessFlagBits::eShaderRead, vk::AccessFlagBits::eShaderWrite),
-            kWriters, vk::PipelineStageFlagBits::eComputeShader);
+        afterEarlierWork(cb, *memory,
+                         both(vk::AccessFlagBits::eShaderRead, vk::AccessFlagBits::eShaderWrite),
+                         vk::PipelineStageFlagBits::eComputeShader);
     if (!m_push.empty())
         m_algorithm->setPushConstants(m_push.data(),
                                       static_cast<uint32_t>(m_push.size() / m_push_size),

@@ -86,14 +86,18 @@ std::runtime_error destroyedError() {
 }
 }  // namespace
 
+void Sequence::checkTimestampRoom() const {
+    const State& s = *m_state;
+    if (s.timestamps != VK_NULL_HANDLE && m_operations.size() >= s.total_timestamps)
+        throw std::runtime_error("Kompute Sequence recorded more operations than its " +
+                                 std::to_string(s.total_timestamps) + " timestamps");
+}
+
 void Sequence::writeTimestamp() {
     State& s = *m_state;
     if (s.timestamps == VK_NULL_HANDLE) return;
-    const uint32_t index = static_cast<uint32_t>(m_operations.size());
-    if (index > s.total_timestamps)
-        throw std::runtime_error("Kompute Sequence recorded more operations than its " +
-                                 std::to_string(s.total_timestamps) + " timestamps");
-    vkCmdWriteTimestamp(s.cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, s.timestamps, index);
+    vkCmdWriteTimestamp(s.cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, s.timestamps,
+                        static_cast<uint32_t>(m_operations.size()));
 }
 
 void Sequence::settle() {
@@ -137,6 +141,7 @@ void Sequence::end() {
 std::shared_ptr<Sequence> Sequence::record(std::shared_ptr<OpBase> op) {
     if (!op) throw std::runtime_error("Kompute Sequence record was given no operation");
     begin();
+    checkTimestampRoom();  // before the operation's commands: a refused one leaves no trace
     op->record(vk::CommandBuffer(m_state->cb));
     m_operations.push_back(std::move(op));
     writeTimestamp();

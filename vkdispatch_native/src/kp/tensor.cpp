@@ -37,6 +37,7 @@ vkdispatch::BoundBuffer buffer(detail::Runtime& runtime, uint64_t bytes, VkBuffe
 }  // namespace
 
 struct Tensor::Buffers {
+    std::shared_ptr<detail::Runtime> runtime;  // first: the device outlives the buffers
     vkdispatch::BoundBuffer primary;
     vkdispatch::BoundBuffer staging;  // eDevice only
 };
@@ -44,7 +45,8 @@ struct Tensor::Buffers {
 Tensor::Tensor(std::shared_ptr<detail::Runtime> runtime, const void* data, uint32_t size,
                uint32_t element_size, DataTypes data_type, MemoryTypes memory_type)
     : Memory(std::move(runtime), size, element_size, data_type, memory_type, size, 1),
-      m_buffers(std::make_unique<Buffers>()) {
+      m_buffers(std::make_shared<Buffers>()) {
+    m_buffers->runtime = m_runtime;
     const VkBufferUsageFlags transfers =
         VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     m_buffers->primary = buffer(*m_runtime, memorySize(),
@@ -52,13 +54,13 @@ Tensor::Tensor(std::shared_ptr<detail::Runtime> runtime, const void* data, uint3
                                 primaryFlags(memory_type));
     if (memory_type == MemoryTypes::eDevice) {
         m_buffers->staging = buffer(*m_runtime, memorySize(), transfers, kCoherent);
-        m_host = m_buffers->staging.memory.mapped();
+        m_host = std::shared_ptr<void>(m_buffers, m_buffers->staging.memory.mapped());
     } else if (memory_type != MemoryTypes::eStorage) {
-        m_host = m_buffers->primary.memory.mapped();
+        m_host = std::shared_ptr<void>(m_buffers, m_buffers->primary.memory.mapped());
     }
-    if (m_host != nullptr) {
-        if (data != nullptr) std::memcpy(m_host, data, memorySize());
-        else std::memset(m_host, 0, memorySize());
+    if (m_host) {
+        if (data != nullptr) std::memcpy(m_host.get(), data, memorySize());
+        else std::memset(m_host.get(), 0, memorySize());
     }
 }
 
@@ -68,7 +70,7 @@ bool Tensor::isInit() const noexcept { return m_buffers != nullptr && m_runtime 
 
 void Tensor::destroy() {
     m_buffers.reset();
-    m_host = nullptr;
+    m_host.reset();
     m_size = 0;
     m_runtime.reset();
 }

@@ -1,0 +1,34 @@
+"""``kp.Algorithm``: SPIR-V bound to memory objects (binding i = the i-th), with workgroup
+counts and constants; made by :meth:`kp.Manager.algorithm`."""
+from __future__ import annotations
+
+
+class Algorithm:
+    """A compute pipeline with its bindings; dispatched by ``kp.OpAlgoDispatch``."""
+
+    __module__ = "kp"
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("kp.Algorithm: No constructor defined!")
+
+    @classmethod
+    def _wrap(cls, native, mem_objects: list):
+        algorithm = cls.__new__(cls)
+        algorithm._native = native
+        algorithm._mem_objects = mem_objects
+        return algorithm
+
+    def get_mem_objects(self) -> list:
+        """The bound tensors and images, in binding order (the same Python objects)."""
+        return list(self._mem_objects)
+
+    def get_tensors(self) -> list:
+        """Kompute 0.8-0.9's name of :meth:`get_mem_objects`."""
+        return self.get_mem_objects()
+
+    def is_init(self) -> bool:
+        """False for an algorithm made without memory objects or SPIR-V, and after destroy()."""
+        return self._native.is_init()
+
+    def destroy(self) -> None:
+        self._native.destroy()

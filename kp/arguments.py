@@ -1,0 +1,66 @@
+"""Argument checks of the ``kp`` classes: a wrong type is a :class:`TypeError` naming the call,
+the argument, what it takes and what it got (Kompute's pybind11 module raises TypeError too)."""
+from __future__ import annotations
+
+import operator
+
+from kp.enums import MemoryTypes
+
+UINT32_MAX = 2**32 - 1
+
+
+def type_name(value) -> str:
+    return type(value).__name__
+
+
+def uint32(call: str, name: str, value) -> int:
+    """``value`` as a C++ uint32_t: an integer in 0 .. 2**32 - 1."""
+    if isinstance(value, bool):
+        raise TypeError(f"{call}: {name} must be an int, got bool {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{call}: {name} must be an int, got {type_name(value)} "
+                        f"{value!r}") from None
+    if not 0 <= number <= UINT32_MAX:
+        raise TypeError(f"{call}: {name} must be an int in 0 .. {UINT32_MAX}, got {number}")
+    return number
+
+
+def uint32_list(call: str, name: str, values, length: int | None = None) -> list[int]:
+    """A sequence of uint32 values (of ``length`` entries when given)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{call}: {name} must be a list of ints, got {type_name(values)}")
+    if length is not None and len(values) != length:
+        raise TypeError(f"{call}: {name} must have {length} entries, got {len(values)}: "
+                        f"{list(values)!r}")
+    return [uint32(call, f"{name}[{i}]", v) for i, v in enumerate(values)]
+
+
+def memory_type(call: str, memory_type_arg, tensor_type_arg) -> MemoryTypes:
+    """The memory type from ``memory_type=`` or its Kompute 0.8-0.9 name ``tensor_type=``."""
+    if tensor_type_arg is not None:
+        if memory_type_arg is not None:
+            raise TypeError(f"{call}: give memory_type or its old name tensor_type, not both")
+        memory_type_arg = tensor_type_arg
+    if memory_type_arg is None:
+        return MemoryTypes.device
+    if not isinstance(memory_type_arg, MemoryTypes):
+        raise TypeError(f"{call}: memory_type must be a kp.MemoryTypes member (kp.device, "
+                        f"kp.host, kp.storage, kp.deviceAndHost), got "
+                        f"{type_name(memory_type_arg)} {memory_type_arg!r}")
+    return memory_type_arg
+
+
+def memory_list(call: str, name: str, objects) -> list:
+    """A list of kp.Tensor / kp.Image objects."""
+    from kp.memory import Memory
+
+    if isinstance(objects, Memory) or not isinstance(objects, (list, tuple)):
+        raise TypeError(f"{call}: {name} must be a list of kp.Tensor or kp.Image objects, got "
+                        f"{type_name(objects)}")
+    for i, item in enumerate(objects):
+        if not isinstance(item, Memory):
+            raise TypeError(f"{call}: {name}[{i}] must be a kp.Tensor or kp.Image, got "
+                            f"{type_name(item)}")
+    return list(objects)

@@ -1,0 +1,131 @@
+"""``kp.Manager``: one Vulkan device and the factory of every other ``kp`` object.
+
+It keeps weak references to what it made; ``destroy()`` (also run when the Manager is garbage
+collected) frees them all, so the Manager must outlive the objects it made, as in Kompute.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from kp import arguments, constants
+from kp.algorithm import Algorithm
+from kp.enums import DataTypes
+from kp.memory import NUMPY_TYPES, Tensor
+from kp.sequence import Sequence
+from kp.native import native as _native
+
+TENSOR_TYPES = {NUMPY_TYPES[t]: t for t in (DataTypes.float, DataTypes.uint, DataTypes.int,
+                                            DataTypes.double, DataTypes.bool)}
+
+
+class Manager:
+    """``Manager()``: device 0 with one queue of its first compute family.
+
+    ``Manager(device, family_queue_indices, desired_extensions)``: the device of that Vulkan
+    index, with one queue per entry of ``family_queue_indices`` (a queue family index; repeat one
+    for several queues of it), which ``sequence(queue_index)`` selects by position. Extensions
+    are accepted and not enabled: the device has the ones vkdispatch uses.
+    """
+
+    __module__ = "kp"
+
+    def __init__(self, device=0, family_queue_indices=(), desired_extensions=()):
+        call = "kp.Manager()"
+        index = arguments.uint32(call, "device", device)
+        families = arguments.uint32_list(call, "family_queue_indices", family_queue_indices)
+        if isinstance(desired_extensions, str) or not all(
+                isinstance(e, str) for e in desired_extensions):
+            raise TypeError(f"{call}: desired_extensions must be a list of extension names "
+                            f"(str), got {desired_extensions!r}")
+        self._native = _native.KpManager(index, families, list(desired_extensions))
+        self._named_sequences = {}
+
+    def destroy(self) -> None:
+        """Destroys every sequence, algorithm and tensor it made that is still alive, then the
+        device; a second call does nothing."""
+        self._native.destroy()
+
+    def sequence(self, queue_index=0, total_timestamps=0) -> Sequence:
+        """A sequence on the ``queue_index``-th queue; ``total_timestamps`` > 0 keeps that many
+        timestamps (see :meth:`kp.Sequence.get_timestamps`)."""
+        call = "Manager.sequence"
+        native = self._native.sequence(arguments.uint32(call, "queue_index", queue_index),
+                                       arguments.uint32(call, "total_timestamps",
+                                                        total_timestamps))
+        return Sequence._wrap(native, self)
+
+    def tensor(self, data, memory_type=None, tensor_type=None) -> Tensor:
+        """A float32 tensor of ``data`` (anything numpy converts to float32, flattened in C
+        order)."""
+        call = "Manager.tensor"
+        kind = arguments.memory_type(call, memory_type, tensor_type)
+        try:
+            array = np.asarray(data, dtype=np.float32)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"{call}: data must be numbers numpy can convert to float32, got "
+                            f"{arguments.type_name(data)} ({error})") from None
+        return self._tensor(array, DataTypes.float, kind)
+
+    def tensor_t(self, data, memory_type=None, tensor_type=None) -> Tensor:
+        """A tensor of ``data``'s dtype: float32, int32, uint32, float64 or bool."""
+        call = "Manager.tensor_t"
+        kind = arguments.memory_type(call, memory_type, tensor_type)
+        if not isinstance(data, np.ndarray):
+            raise TypeError(f"{call}: data must be a numpy.ndarray (its dtype gives the tensor's "
+                            f"type), got {arguments.type_name(data)}")
+        data_type = TENSOR_TYPES.get(data.dtype)
+        if data_type is None:
+            raise RuntimeError(f"{constants.NO_VALID_DTYPE}: {call}: data has dtype {data.dtype};"
+                               " tensors take float32, int32, uint32, float64 or bool")
+        return self._tensor(data, data_type, kind)
+
+    def _tensor(self, array: np.ndarray, data_type, kind) -> Tensor:
+        flat = np.ascontiguousarray(array.ravel())
+        native = self._native.tensor(flat.view(np.uint8), flat.size, flat.itemsize,
+                                     int(data_type), int(kind))
+        return Tensor._wrap(native)
+
+    def algorithm(self, tensors, spirv, workgroup=(0, 0, 0), spec_consts=(),
+                  push_consts=()) -> Algorithm:
+        """``spirv`` (bytes) bound to ``tensors`` (binding i = the i-th, set 0).
+
+        ``workgroup`` is the number of workgroups of a dispatch; x = 0 means one per element
+        of the first tensor. Constants are float32 unless both are numpy arrays and one is not
+        float64 (then each keeps its dtype: float32, int32, uint32, float64), as in Kompute.
+        Without tensors or SPIR-V nothing is built (``is_init()`` is False).
+        """
+        call = "Manager.algorithm"
+        mem_objects = arguments.memory_list(call, "tensors", tensors)
+        if not isinstance(spirv, bytes):
+            raise TypeError(f"{call}: spirv must be bytes (e.g. kp.Shader.compile_source(glsl)),"
+                            f" got {arguments.type_name(spirv)}")
+        x, y, z = arguments.uint32_list(call, "workgroup", workgroup, length=3)
+        spec, push = constants.typed(call, spec_consts=spec_consts, push_consts=push_consts)
+        native = self._native.algorithm([m._native for m in mem_objects],
+                                        np.frombuffer(spirv, np.uint8), x, y, z,
+                                        *spec.native_args, *push.native_args)
+        return Algorithm._wrap(native, mem_objects)
+
+    def list_devices(self) -> list[dict]:
+        """The properties of every physical device, in Vulkan's order (the ``device`` index)."""
+        return self._native.list_devices()
+
+    def get_device_properties(self) -> dict:
+        """``device_name``, ``max_work_group_count``, ``max_work_group_invocations``,
+        ``max_work_group_size`` and ``timestamps_supported`` of this manager's device."""
+        return self._native.device_properties()
+
+    # The package overview of Kompute's early releases.
+
+    def build_tensor(self, data, tensor_type=None) -> Tensor:
+        """A float32 tensor (``tensor``'s old name)."""
+        return self.tensor(data, tensor_type)
+
+    def create_sequence(self, name="", queue_index=0, total_timestamps=0) -> Sequence:
+        """A sequence kept under ``name``: the same name gives the same sequence again."""
+        sequence = self._named_sequences.get(name) if name else None
+        if sequence is None or not sequence.is_init():
+            sequence = self.sequence(queue_index, total_timestamps)
+            if name:
+                self._named_sequences[name] = sequence
+        return sequence

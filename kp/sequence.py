@@ -1,0 +1,128 @@
+"""``kp.Sequence``: a command buffer on one queue and the operations recorded into it.
+
+``record(op)`` writes the operation's commands at once; ``eval()`` submits what was recorded and
+waits (again and again: a recorded sequence can be evaluated many times); ``eval_async(op)``
+submits and returns, ``eval_await()`` waits. A ``record`` after an ``eval`` starts a new command
+buffer, as in Kompute.
+"""
+from __future__ import annotations
+
+import weakref
+
+from kp import arguments
+from kp.operations import OpAlgoDispatch, OpBase, OpCopy, OpSyncDevice, OpSyncLocal
+
+WAIT_FOREVER = 2**64 - 1
+
+
+def _operation(call: str, op) -> OpBase:
+    if not isinstance(op, OpBase):
+        raise TypeError(f"Sequence.{call}: the operation must be a kp.Op* object (kp.OpSyncDevice, "
+                        f"kp.OpAlgoDispatch, ...), got {arguments.type_name(op)}")
+    return op
+
+
+class Sequence:
+    """Made by :meth:`kp.Manager.sequence`."""
+
+    __module__ = "kp"
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("kp.Sequence: No constructor defined!")
+
+    @classmethod
+    def _wrap(cls, native, manager):
+        sequence = cls.__new__(cls)
+        sequence._native = native
+        sequence._manager = weakref.ref(manager)
+        return sequence
+
+    def record(self, op, /) -> Sequence:
+        """Records ``op`` now (starting a new command buffer after an eval); returns self."""
+        self._native.record(_operation("record", op)._native)
+        return self
+
+    def eval(self, op=None, /) -> Sequence:
+        """Submits what was recorded and waits; with ``op``: clear(), record(op), eval()."""
+        if op is None:
+            self._native.eval()
+        else:
+            self._native.eval_op(_operation("eval", op)._native)
+        return self
+
+    def eval_async(self, op=None, /) -> Sequence:
+        """With ``op``: clear(), record(op), submit and return (``eval_await()`` waits).
+
+        Without ``op`` it is :meth:`eval` and waits, as in Kompute's Python module.
+        """
+        if op is None:
+            return self.eval()
+        self._native.eval_async(_operation("eval_async", op)._native)
+        return self
+
+    def eval_await(self, timeout=None, /) -> Sequence:
+        """Waits for the submission of eval_async (up to ``timeout`` nanoseconds), then finishes
+        its operations (OpCopy's host copies). After a timeout the sequence counts as idle, as in
+        Kompute, but a later record or eval waits for that submission before reusing its buffer.
+        Does nothing when nothing is running."""
+        limit = WAIT_FOREVER if timeout is None else arguments.uint32(
+            "Sequence.eval_await", "timeout (nanoseconds)", timeout)
+        self._native.eval_await(limit)
+        return self
+
+    def is_recording(self) -> bool:
+        return self._native.is_recording()
+
+    def is_running(self) -> bool:
+        return self._native.is_running()
+
+    def is_init(self) -> bool:
+        return self._native.is_init()
+
+    def clear(self) -> None:
+        """Drops the recorded operations."""
+        self._native.clear()
+
+    def rerecord(self) -> None:
+        """Records every operation again into a new command buffer."""
+        self._native.rerecord()
+
+    def get_timestamps(self) -> list[int]:
+        """Raw device ticks: the start of the buffer, then one after each recorded operation
+        (needs ``total_timestamps`` > 0 at :meth:`kp.Manager.sequence`)."""
+        return self._native.timestamps()
+
+    def destroy(self) -> None:
+        """Waits for the last submission, then frees the sequence."""
+        self._native.destroy()
+
+    # The package overview of Kompute's early releases.
+
+    def begin(self) -> None:
+        """Starts recording (record() also starts it)."""
+        self._native.begin()
+
+    def end(self) -> None:
+        """Ends recording (eval() also ends it)."""
+        self._native.end()
+
+    def record_tensor_sync_device(self, tensors) -> Sequence:
+        return self.record(OpSyncDevice(tensors))
+
+    def record_tensor_sync_local(self, tensors) -> Sequence:
+        return self.record(OpSyncLocal(tensors))
+
+    def record_tensor_copy(self, tensors) -> Sequence:
+        return self.record(OpCopy(tensors))
+
+    def record_algo_data(self, tensors, spirv) -> Sequence:
+        """Records a dispatch of ``spirv`` (SPIR-V bytes, or GLSL source compiled here) over
+        ``tensors``, one workgroup per element of the first."""
+        manager = self._manager()
+        if manager is None:
+            raise RuntimeError("Sequence.record_algo_data: the sequence's kp.Manager is gone")
+        if isinstance(spirv, str):
+            from kp.shader import Shader
+
+            spirv = Shader.compile_source(spirv)
+        return self.record(OpAlgoDispatch(manager.algorithm(tensors, spirv)))

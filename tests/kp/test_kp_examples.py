@@ -1,0 +1,56 @@
+"""The Python Kompute examples in examples/kompute/ run and compute what numpy computes."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kompute"
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"kompute_example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(autouse=True)
+def _device(mgr):
+    """The examples make their own managers; this only skips them without a device."""
+
+
+def test_array_multiply(rng):
+    a, b = rng.standard_normal(333), rng.standard_normal(333)
+    np.testing.assert_array_equal(load("array_multiply").multiply(a, b),
+                                  a.astype(np.float32) * b.astype(np.float32))
+
+
+def numpy_descent(x, y, iterations, learning_rate):
+    """The example's gradient descent in float64 on the CPU."""
+    w = np.zeros(3)
+    features = np.column_stack([x.astype(np.float64), np.ones(len(y))])
+    losses = []
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-(features @ w)))
+        losses.append(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+        w -= learning_rate * features.T @ (p - y) / len(y)
+    return w, np.array(losses)
+
+
+def test_logistic_regression_matches_numpy():
+    example = load("logistic_regression")
+    x, y = example.make_data(500, seed=3)
+    w, losses = example.train(x, y, iterations=60, learning_rate=2.0)
+    expected_w, expected_losses = numpy_descent(x, y, 60, 2.0)
+    np.testing.assert_allclose(w, expected_w, rtol=2e-3)
+    np.testing.assert_allclose(losses, expected_losses, rtol=2e-3)
+    assert np.mean(((x @ w[:2] + w[2]) > 0) == (y > 0.5)) > 0.9
+
+
+def test_package_overview():
+    out, copy = load("package_overview").run()
+    a, b = np.array([2, 2, 2]), np.array([1, 2, 3])
+    assert out == copy == (a * b + a).tolist()

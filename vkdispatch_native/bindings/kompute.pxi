@@ -1,0 +1,231 @@
+# Native objects of the Python module `kp` (included by wrapper.pyx): each holds a shared pointer
+# to its C++ kp object. kp/ wraps them in Kompute's classes and checks the arguments; these only
+# convert. Waits release the GIL.
+cimport numpy as cnp
+from libcpp.memory cimport shared_ptr
+
+cimport c_kompute as kc
+
+cnp.import_array()
+
+
+cdef class KpMemory:
+    """A kp::Memory (tensor)."""
+    cdef shared_ptr[kc.Memory] ptr
+    cdef shared_ptr[void] host  # keeps the memory behind the views handed out valid
+
+    def size(self):
+        return self.ptr.get().size()
+
+    def element_size(self):
+        return self.ptr.get().dataTypeMemorySize()
+
+    def data_type(self):
+        return kc.dataType(self.ptr.get()[0])
+
+    def memory_type(self):
+        return kc.memoryType(self.ptr.get()[0])
+
+    def is_init(self):
+        return self.ptr.get().isInit()
+
+    def destroy(self):
+        self.ptr.get().destroy()
+
+    def host_view(self, object base, int type_number):
+        """A flat numpy array over the host view, whose ``base`` is ``base``."""
+        cdef cnp.npy_intp count = self.ptr.get().size()
+        self.host = self.ptr.get().sharedRawData()
+        array = cnp.PyArray_SimpleNewFromData(1, &count, type_number, self.host.get())
+        cnp.set_array_base(array, base)
+        return array
+
+
+cdef class KpAlgorithm:
+    """A kp::Algorithm."""
+    cdef shared_ptr[kc.Algorithm] ptr
+
+    def is_init(self):
+        return self.ptr.get().isInit()
+
+    def destroy(self):
+        self.ptr.get().destroy()
+
+
+cdef class KpOperation:
+    """A kp::OpBase."""
+    cdef shared_ptr[kc.OpBase] ptr
+
+
+cdef class KpSequence:
+    """A kp::Sequence."""
+    cdef shared_ptr[kc.Sequence] ptr
+
+    def record(self, KpOperation op not None):
+        with nogil:
+            self.ptr.get().record(op.ptr)
+        _check_validation()
+
+    def eval(self):
+        with nogil:
+            self.ptr.get().eval()
+        _check_validation()
+
+    def eval_op(self, KpOperation op not None):
+        with nogil:
+            self.ptr.get().eval(op.ptr)
+        _check_validation()
+
+    def eval_async(self, KpOperation op not None):
+        with nogil:
+            self.ptr.get().evalAsync(op.ptr)
+        _check_validation()
+
+    def eval_await(self, uint64_t timeout_ns):
+        with nogil:
+            self.ptr.get().evalAwait(timeout_ns)
+        _check_validation()
+
+    def begin(self):
+        self.ptr.get().begin()
+
+    def end(self):
+        self.ptr.get().end()
+
+    def clear(self):
+        self.ptr.get().clear()
+
+    def rerecord(self):
+        with nogil:
+            self.ptr.get().rerecord()
+        _check_validation()
+
+    def timestamps(self):
+        cdef vector[uint64_t] stamps
+        with nogil:
+            stamps = self.ptr.get().getTimestamps()
+        return list(stamps)
+
+    def is_recording(self):
+        return self.ptr.get().isRecording()
+
+    def is_running(self):
+        return self.ptr.get().isRunning()
+
+    def is_init(self):
+        return self.ptr.get().isInit()
+
+    def destroy(self):
+        with nogil:
+            self.ptr.get().destroy()
+
+
+cdef vector[shared_ptr[kc.Memory]] _kp_memories(list objects) except *:
+    cdef vector[shared_ptr[kc.Memory]] out
+    cdef KpMemory memory
+    for memory in objects:
+        out.push_back(memory.ptr)
+    return out
+
+
+cdef kc.Constants _kp_constants(const uint8_t[::1] data, uint32_t count, int type_code):
+    cdef kc.Constants out
+    out.data = &data[0] if data.shape[0] else NULL
+    out.count = count
+    out.type = type_code
+    return out
+
+
+cdef KpOperation _kp_operation(shared_ptr[kc.OpBase] ptr):
+    cdef KpOperation op = KpOperation.__new__(KpOperation)
+    op.ptr = ptr
+    return op
+
+
+def kp_sync_device(list memories):
+    return _kp_operation(kc.opSyncDevice(_kp_memories(memories)))
+
+
+def kp_sync_local(list memories):
+    return _kp_operation(kc.opSyncLocal(_kp_memories(memories)))
+
+
+def kp_copy(list memories):
+    return _kp_operation(kc.opCopy(_kp_memories(memories)))
+
+
+def kp_mult(list memories, KpAlgorithm algorithm not None):
+    return _kp_operation(kc.opMult(_kp_memories(memories), algorithm.ptr))
+
+
+def kp_algo_dispatch(KpAlgorithm algorithm not None, const uint8_t[::1] push, uint32_t count,
+                     int type_code):
+    return _kp_operation(kc.opAlgoDispatch(algorithm.ptr, _kp_constants(push, count, type_code)))
+
+
+def kp_compile_source(str source):
+    """GLSL compute source to SPIR-V bytes."""
+    cdef string text = source.encode()
+    cdef vector[uint32_t] words
+    with nogil:
+        words = kc.compileSource(text)
+    if words.empty():
+        return b""
+    return (<char*>words.data())[:words.size() * 4]
+
+
+cdef dict _kp_properties(kc.DeviceProperties p):
+    return {
+        "device_name": p.device_name.decode("utf-8", "replace"),
+        "max_work_group_count": tuple(p.max_work_group_count[i] for i in range(3)),
+        "max_work_group_invocations": p.max_work_group_invocations,
+        "max_work_group_size": tuple(p.max_work_group_size[i] for i in range(3)),
+        "timestamps_supported": p.timestamps_supported,
+    }
+
+
+cdef class KpManager:
+    """A kp::Manager."""
+    cdef shared_ptr[kc.Manager] ptr
+
+    def __cinit__(self, uint32_t device, list families, list extensions):
+        cdef vector[uint32_t] family_list = families
+        cdef vector[string] extension_list = [name.encode() for name in extensions]
+        with nogil:
+            self.ptr = kc.makeManager(device, family_list, extension_list)
+        _check_validation()
+
+    def destroy(self):
+        with nogil:
+            self.ptr.get().destroy()
+
+    def sequence(self, uint32_t queue_index, uint32_t total_timestamps):
+        cdef KpSequence sequence = KpSequence.__new__(KpSequence)
+        sequence.ptr = self.ptr.get().sequence(queue_index, total_timestamps)
+        return sequence
+
+    def tensor(self, const uint8_t[::1] data, uint32_t count, uint32_t element_size,
+               int data_type, int memory_type):
+        cdef KpMemory memory = KpMemory.__new__(KpMemory)
+        cdef const void* source = &data[0] if data.shape[0] else NULL
+        memory.ptr = kc.tensor(self.ptr.get()[0], source, count, element_size, data_type,
+                               memory_type)
+        return memory
+
+    def algorithm(self, list memories, const uint8_t[::1] spirv, uint32_t x, uint32_t y,
+                  uint32_t z, const uint8_t[::1] spec, uint32_t spec_count, int spec_type,
+                  const uint8_t[::1] push, uint32_t push_count, int push_type):
+        cdef KpAlgorithm algorithm = KpAlgorithm.__new__(KpAlgorithm)
+        cdef const uint8_t* words = &spirv[0] if spirv.shape[0] else NULL
+        algorithm.ptr = kc.algorithm(self.ptr.get()[0], _kp_memories(memories), words,
+                                     spirv.shape[0], x, y, z,
+                                     _kp_constants(spec, spec_count, spec_type),
+                                     _kp_constants(push, push_count, push_type))
+        _check_validation()
+        return algorithm
+
+    def device_properties(self):
+        return _kp_properties(kc.deviceProperties(self.ptr.get()[0]))
+
+    def list_devices(self):
+        return [_kp_properties(p) for p in kc.listDevices(self.ptr.get()[0])]
