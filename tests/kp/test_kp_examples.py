@@ -11,7 +11,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kompute"
 
 
 def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"kompute_example_{name}", EXAMPLES / f"{name}.py")
+    path = EXAMPLES / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"kompute_example_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

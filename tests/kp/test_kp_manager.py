@@ -64,6 +64,18 @@ def test_several_managers_at_once(rng):
     assert not results[1][1].is_init()
 
 
+def test_many_managers_one_after_another(rng):
+    # Each Manager has its own Vulkan instance; NVIDIA's driver could not be loaded again after
+    # about 30 instances had come and gone (until the core kept the drivers loaded).
+    for _ in range(40):
+        manager = kp.Manager()
+        values = random_array(rng, 8, np.float32)
+        tensor = manager.tensor(values)
+        manager.sequence().eval(kp.OpSyncDevice([tensor]))
+        np.testing.assert_array_equal(tensor.data(), values)
+        manager.destroy()
+
+
 def test_destroy_frees_everything_the_manager_made():
     manager = kp.Manager()
     tensor = manager.tensor([1.0, 2.0])
@@ -107,7 +119,8 @@ def test_old_package_overview_names(mgr, rng):
     sequence.record_algo_data([tx, ty], "#version 450\nlayout(local_size_x = 1) in;\n"
                               "layout(binding = 0) buffer X { float x[]; };\n"
                               "layout(binding = 1) buffer Y { float y[]; };\n"
-                              "void main() { uint i = gl_GlobalInvocationID.x; y[i] = 2.0 * x[i]; }")
+                              "void main() { uint i = gl_GlobalInvocationID.x; "
+                              "y[i] = 2.0 * x[i]; }")
     sequence.record_tensor_sync_local([ty])
     sequence.end()
     sequence.eval()

@@ -131,7 +131,8 @@ inline DeviceProperties deviceProperties(const Manager& manager) {
 
 inline std::vector<DeviceProperties> listDevices(const Manager& manager) {
     std::vector<DeviceProperties> out;
-    for (const auto& device : manager.listDevices()) out.push_back(propertiesOf(device.getProperties()));
+    for (const auto& device : manager.listDevices())
+        out.push_back(propertiesOf(device.getProperties()));
     return out;
 }
 

@@ -55,6 +55,26 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(
     return VK_FALSE;  // the Vulkan call itself must proceed
 }
 
+// The loader unloads the drivers with the last instance and loads them again with the next, and
+// NVIDIA's driver fails to load after about 30 such cycles in one process (its libnvidia-tls
+// takes static TLS each time: "cannot allocate memory in static TLS block", then
+// VK_ERROR_INCOMPATIBLE_DRIVER). A bare instance kept for the life of the process keeps the
+// drivers loaded, so instances (one per kp::Manager, for one) can come and go. Never destroyed:
+// at exit the loader may already be torn down.
+void keepDriversLoaded() {
+    static const VkInstance pinned = [] {
+        VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+        app.apiVersion = VK_API_VERSION_1_2;
+        VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+        info.pApplicationInfo = &app;
+        VkInstance instance = VK_NULL_HANDLE;
+        // A failure here shows again, with its message, when the real instance is created.
+        if (vkCreateInstance(&info, nullptr, &instance) != VK_SUCCESS) return VkInstance{};
+        return instance;
+    }();
+    (void)pinned;
+}
+
 }  // namespace
 
 Instance::Instance(const InstanceOptions& options) {
@@ -67,6 +87,7 @@ Instance::Instance(const InstanceOptions& options) {
                     std::to_string(VK_API_VERSION_MAJOR(volkGetInstanceVersion())) + "." +
                     std::to_string(VK_API_VERSION_MINOR(volkGetInstanceVersion())) +
                     "; vkdispatch needs 1.2 or newer");
+    keepDriversLoaded();
     createInstance(options);
     volkLoadInstance(m_instance);
     if (m_debug) createMessenger();

@@ -29,7 +29,12 @@ Algorithm::~Algorithm() = default;
 
 bool Algorithm::isInit() const noexcept { return m_pipeline != nullptr; }
 
-void Algorithm::destroy() { m_pipeline.reset(); }
+void Algorithm::destroy() {
+    // Dropping the device too lets a destroyed Manager's device go while Python (or a user)
+    // still holds this object.
+    m_pipeline.reset();
+    m_runtime.reset();
+}
 
 void Algorithm::setWorkgroup(const Workgroup& workgroup, uint32_t min_size) {
     if (workgroup[0] == 0) {
@@ -59,6 +64,7 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
     m_push = std::move(push);
     setWorkgroup(workgroup);
     if (mem_objects.empty() || spirv.empty()) return;  // Kompute's uninitialised algorithm
+    if (!m_runtime) throw std::runtime_error("Kompute Algorithm device is null: it was destroyed");
 
     std::vector<vkdispatch::BindingType> bindings;
     for (const auto& memory : mem_objects) {
