@@ -1,6 +1,6 @@
 """Kompute's Python API (module ``kp``, the 0.9 line and its older names) on vkdispatch's native
-runtime: a ``Manager`` per device, ``Tensor`` s, ``Algorithm`` s built from SPIR-V (compile GLSL
-with ``kp.Shader.compile_source``), and ``Sequence`` s of operations.
+runtime: a ``Manager`` per device, ``Tensor`` s and ``Image`` s, ``Algorithm`` s built from
+SPIR-V (compile GLSL with ``kp.Shader.compile_source``), and ``Sequence`` s of operations.
 
 The lower-case names are the enum members, as Kompute exports them: ``kp.float is
 kp.DataTypes.float``, ``kp.device is kp.MemoryTypes.device``. See docs/kompute.rst.
@@ -8,7 +8,7 @@ kp.DataTypes.float``, ``kp.device is kp.MemoryTypes.device``. See docs/kompute.r
 from kp.algorithm import Algorithm
 from kp.enums import DataTypes, MemoryTypes, TensorTypes
 from kp.manager import Manager
-from kp.memory import Memory, Tensor
+from kp.memory import Image, Memory, Tensor
 from kp.operations import (OpAlgoDispatch, OpBase, OpCopy, OpMult, OpSyncDevice, OpSyncLocal,
                            OpTensorCopy, OpTensorSyncDevice, OpTensorSyncLocal)
 from kp.sequence import Sequence
@@ -17,7 +17,7 @@ from kp.shader import Shader
 __version__ = "0.9.0"
 
 __all__ = [
-    "Algorithm", "DataTypes", "Manager", "Memory", "MemoryTypes", "OpAlgoDispatch", "OpBase",
+    "Algorithm", "DataTypes", "Image", "Manager", "Memory", "MemoryTypes", "OpAlgoDispatch", "OpBase",
     "OpCopy", "OpMult", "OpSyncDevice", "OpSyncLocal", "OpTensorCopy", "OpTensorSyncDevice",
     "OpTensorSyncLocal", "Sequence", "Shader", "Tensor", "TensorTypes",
     "bool", "char", "custom", "device", "deviceAndHost", "double", "float", "host", "int",

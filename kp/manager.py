@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from kp import arguments, constants
+from kp import arguments, constants, host_data
 from kp.algorithm import Algorithm
-from kp.enums import DataTypes
-from kp.memory import NUMPY_TYPES, Tensor
-from kp.sequence import Sequence
+from kp.memory import Image, Tensor
 from kp.native import native as _native
-
-TENSOR_TYPES = {NUMPY_TYPES[t]: t for t in (DataTypes.float, DataTypes.uint, DataTypes.int,
-                                            DataTypes.double, DataTypes.bool)}
+from kp.sequence import Sequence
 
 
 class Manager:
@@ -59,31 +55,42 @@ class Manager:
         order)."""
         call = "Manager.tensor"
         kind = arguments.memory_type(call, memory_type, tensor_type)
-        try:
-            array = np.asarray(data, dtype=np.float32)
-        except (TypeError, ValueError) as error:
-            raise TypeError(f"{call}: data must be numbers numpy can convert to float32, got "
-                            f"{arguments.type_name(data)} ({error})") from None
-        return self._tensor(array, DataTypes.float, kind)
+        return self._tensor(*host_data.as_float32(call, data), kind)
 
     def tensor_t(self, data, memory_type=None, tensor_type=None) -> Tensor:
         """A tensor of ``data``'s dtype: float32, int32, uint32, float64 or bool."""
         call = "Manager.tensor_t"
         kind = arguments.memory_type(call, memory_type, tensor_type)
-        if not isinstance(data, np.ndarray):
-            raise TypeError(f"{call}: data must be a numpy.ndarray (its dtype gives the tensor's "
-                            f"type), got {arguments.type_name(data)}")
-        data_type = TENSOR_TYPES.get(data.dtype)
-        if data_type is None:
-            raise RuntimeError(f"{constants.NO_VALID_DTYPE}: {call}: data has dtype {data.dtype};"
-                               " tensors take float32, int32, uint32, float64 or bool")
-        return self._tensor(data, data_type, kind)
+        return self._tensor(*host_data.as_typed(call, data, host_data.TENSOR_TYPES, "tensor"),
+                            kind)
 
-    def _tensor(self, array: np.ndarray, data_type, kind) -> Tensor:
-        flat = np.ascontiguousarray(array.ravel())
+    def image(self, data, width, height, num_channels, memory_type=None) -> Image:
+        """A float32 image of ``width`` x ``height`` texels of ``num_channels`` (1, 2 or 4)
+        channels from ``data`` (at least that many values; extra ones are ignored)."""
+        call = "Manager.image"
+        kind = arguments.memory_type(call, memory_type, None)
+        return self._image(call, *host_data.as_float32(call, data),
+                           (width, height, num_channels), kind)
+
+    def image_t(self, data, width, height, num_channels, memory_type=None) -> Image:
+        """An image of ``data``'s dtype: float32, int32, uint32, int16, uint16, int8 or
+        uint8."""
+        call = "Manager.image_t"
+        kind = arguments.memory_type(call, memory_type, None)
+        return self._image(call, *host_data.as_typed(call, data, host_data.IMAGE_TYPES, "image"),
+                           (width, height, num_channels), kind)
+
+    def _tensor(self, flat: np.ndarray, data_type, kind) -> Tensor:
         native = self._native.tensor(flat.view(np.uint8), flat.size, flat.itemsize,
                                      int(data_type), int(kind))
         return Tensor._wrap(native)
+
+    def _image(self, call, flat: np.ndarray, data_type, shape, kind) -> Image:
+        width, height, channels = (arguments.uint32(call, name, value) for name, value in
+                                   zip(("width", "height", "num_channels"), shape))
+        native = self._native.image(flat.view(np.uint8), flat.size, width, height, channels,
+                                    int(data_type), int(kind))
+        return Image._wrap(native)
 
     def algorithm(self, tensors, spirv, workgroup=(0, 0, 0), spec_consts=(),
                   push_consts=()) -> Algorithm:

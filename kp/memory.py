@@ -1,8 +1,8 @@
-"""``kp.Memory`` and ``kp.Tensor``: what an algorithm binds.
+"""``kp.Memory``, ``kp.Tensor`` and ``kp.Image``: what an algorithm binds.
 
-A tensor has a primary buffer on the device; ``device`` tensors also have a host staging copy,
-which ``data()`` shows and the sync operations move through. ``host`` and ``deviceAndHost``
-tensors show the memory itself; ``storage`` tensors have no host view.
+A tensor is a storage buffer, an image a 2-D storage image of 1, 2 or 4 channels. ``device``
+ones also have a host staging copy, which ``data()`` shows and the sync operations move through.
+``host`` and ``deviceAndHost`` ones show the memory itself; ``storage`` ones have no host view.
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ NUMPY_TYPES = {
 
 
 class Memory:
-    """Base of :class:`Tensor`; made by a :class:`kp.Manager`, never constructed directly."""
+    """Base of :class:`Tensor` and :class:`Image`; made by a :class:`kp.Manager`, never
+    constructed directly."""
 
     __module__ = "kp"
 
@@ -75,3 +76,10 @@ class Tensor(Memory):
     def tensor_type(self) -> MemoryTypes:
         """Kompute 0.8-0.9's name of :meth:`memory_type`."""
         return self.memory_type()
+
+
+class Image(Memory):
+    """A 2-D storage image (``image2D`` in GLSL); ``data()`` is its texels, rows of ``width``
+    texels with the channels interleaved, flat (``size()`` = width x height x channels)."""
+
+    __module__ = "kp"

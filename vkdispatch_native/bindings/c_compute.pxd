@@ -15,6 +15,7 @@ cdef extern from "vkdispatch/compute_plan.hpp" namespace "vkdispatch" nogil:
     cdef enum class BindingType(int):
         StorageBuffer
         UniformBuffer
+        StorageImage
         Sampler
 
     vector[uint32_t] spirvFromBytes(const uint8_t* data, size_t size,

@@ -62,6 +62,9 @@ cdef extern from "kompute_bridge.hpp" namespace "kp::bindings" nogil:
     shared_ptr[Memory] tensor(Manager& manager, const void* data, uint32_t count,
                               uint32_t element_size, int data_type,
                               int memory_type) except +raiseNativeError
+    shared_ptr[Memory] image(Manager& manager, const void* data, size_t count, uint32_t width,
+                             uint32_t height, uint32_t channels, int data_type,
+                             int memory_type) except +raiseNativeError
     shared_ptr[Algorithm] algorithm(Manager& manager, const vector[shared_ptr[Memory]]& mems,
                                     const uint8_t* spirv, size_t spirv_bytes, uint32_t x,
                                     uint32_t y, uint32_t z, const Constants& specialization,

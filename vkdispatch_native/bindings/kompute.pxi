@@ -10,7 +10,7 @@ cnp.import_array()
 
 
 cdef class KpMemory:
-    """A kp::Memory (tensor)."""
+    """A kp::Memory (tensor or image)."""
     cdef shared_ptr[kc.Memory] ptr
     cdef shared_ptr[void] host  # keeps the memory behind the views handed out valid
 
@@ -210,6 +210,15 @@ cdef class KpManager:
         cdef const void* source = &data[0] if data.shape[0] else NULL
         memory.ptr = kc.tensor(self.ptr.get()[0], source, count, element_size, data_type,
                                memory_type)
+        return memory
+
+    def image(self, const uint8_t[::1] data, size_t count, uint32_t width, uint32_t height,
+              uint32_t channels, int data_type, int memory_type):
+        cdef KpMemory memory = KpMemory.__new__(KpMemory)
+        cdef const void* source = &data[0] if data.shape[0] else NULL
+        memory.ptr = kc.image(self.ptr.get()[0], source, count, width, height, channels,
+                              data_type, memory_type)
+        _check_validation()
         return memory
 
     def algorithm(self, list memories, const uint8_t[::1] spirv, uint32_t x, uint32_t y,

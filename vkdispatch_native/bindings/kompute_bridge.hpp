@@ -64,6 +64,14 @@ inline std::shared_ptr<Memory> tensor(Manager& manager, const void* data, uint32
                           static_cast<Memory::MemoryTypes>(memory_type));
 }
 
+inline std::shared_ptr<Memory> image(Manager& manager, const void* data, size_t count,
+                                     uint32_t width, uint32_t height, uint32_t channels,
+                                     int data_type, int memory_type) {
+    return manager.image(data, count, width, height, channels,
+                         static_cast<Memory::DataTypes>(data_type),
+                         static_cast<Memory::MemoryTypes>(memory_type));
+}
+
 inline std::shared_ptr<Algorithm> algorithm(Manager& manager, const MemoryList& mem_objects,
                                             const uint8_t* spirv, size_t spirv_bytes,
                                             uint32_t x, uint32_t y, uint32_t z,

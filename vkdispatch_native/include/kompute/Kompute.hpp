@@ -3,6 +3,7 @@
 // #include <kompute/Kompute.hpp> as Kompute programs do.
 #include "kompute/Algorithm.hpp"
 #include "kompute/Core.hpp"
+#include "kompute/Image.hpp"
 #include "kompute/Manager.hpp"
 #include "kompute/Memory.hpp"
 #include "kompute/Sequence.hpp"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kompute/Algorithm.hpp"
+#include "kompute/Image.hpp"
 #include "kompute/Sequence.hpp"
 #include "kompute/Tensor.hpp"
 
@@ -54,6 +55,35 @@ public:
                                    const Memory::DataTypes& data_type,
                                    Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
         return tensor(nullptr, count, element_size, data_type, type);
+    }
+
+    template <typename T>
+    std::shared_ptr<ImageT<T>> imageT(const std::vector<T>& data, uint32_t width, uint32_t height,
+                                      uint32_t num_channels,
+                                      Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return track(std::make_shared<ImageT<T>>(runtime("Image"), data, width, height,
+                                                 num_channels, type));
+    }
+    /// An image of zeros.
+    template <typename T>
+    std::shared_ptr<ImageT<T>> imageT(uint32_t width, uint32_t height, uint32_t num_channels,
+                                      Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return imageT<T>(std::vector<T>{}, width, height, num_channels, type);
+    }
+    std::shared_ptr<ImageT<float>> image(const std::vector<float>& data, uint32_t width,
+                                         uint32_t height, uint32_t num_channels,
+                                         Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return imageT<float>(data, width, height, num_channels, type);
+    }
+    /// `data_count` elements of `data_type` from `data` (null: zeros).
+    std::shared_ptr<Image> image(const void* data, size_t data_count, uint32_t width,
+                                 uint32_t height, uint32_t num_channels,
+                                 const Memory::DataTypes& data_type,
+                                 Memory::MemoryTypes type = Memory::MemoryTypes::eDevice);
+    std::shared_ptr<Image> image(uint32_t width, uint32_t height, uint32_t num_channels,
+                                 const Memory::DataTypes& data_type,
+                                 Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return image(nullptr, 0, width, height, num_channels, data_type, type);
     }
 
     template <typename S = float, typename P = float>

@@ -1,8 +1,8 @@
 #pragma once
 // kp::Memory: what a shader binds, with a primary resource on the device and, for
 // MemoryTypes::eDevice, a host-visible staging copy that the sync operations move data through.
-// Tensor is the one kind so far (buffers); its host view is the staging memory (eDevice), the
-// primary memory itself (eHost, eDeviceAndHost) or absent (eStorage).
+// Tensors (buffers) and images derive from it; the host view is the staging memory (eDevice),
+// the primary memory itself (eHost, eDeviceAndHost) or absent (eStorage).
 //
 // Thread safety: like Kompute's, none; one thread uses a memory object at a time.
 #include <cstddef>
@@ -95,6 +95,13 @@ public:
     virtual void writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) = 0;
 
 protected:
+    /// Copies `data` (memorySize() bytes; null: zeros) into the host view, if there is one.
+    void fillHostView(const void* data);
+    /// What destroy() leaves of every memory object: no host view, no size, no device.
+    void forget() noexcept;
+    /// Kompute's errors for a copy from `source` of another data type or size.
+    void checkCopyFrom(const Memory& source) const;
+
     Memory(std::shared_ptr<detail::Runtime> runtime, uint32_t size, uint32_t element_size,
            DataTypes data_type, MemoryTypes memory_type, uint32_t x, uint32_t y);
 
@@ -123,5 +130,7 @@ constexpr Memory::DataTypes Memory::dataType() {
 
 /// Kompute's name of a data type ("eFloat", ...), as its error messages spell it.
 std::string toString(Memory::DataTypes type);
+/// Bytes of one element of a built-in data type (0 for eCustom).
+uint32_t elementSize(Memory::DataTypes type) noexcept;
 
 }  // namespace kp

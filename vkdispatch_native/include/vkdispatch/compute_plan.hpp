@@ -21,11 +21,16 @@ class Context;
 class PipelineCache;
 
 /// Descriptor kinds a binding may have, numbered as vkdispatch 0.1.0's binding type codes.
-enum class BindingType : int { StorageBuffer = 1, UniformBuffer = 3, Sampler = 5 };
+enum class BindingType : int {
+    StorageBuffer = 1,
+    UniformBuffer = 3,
+    StorageImage = 4,
+    Sampler = 5,
+};
 
 /// Whether `type` is one of the BindingType enumerators (a cast integer may be anything).
 bool isBindingType(BindingType type) noexcept;
-/// "storage buffer", "uniform buffer", "sampler" (or "unknown binding type N").
+/// "storage buffer", "uniform buffer", "storage image", "sampler" (or "unknown binding type N").
 std::string bindingTypeName(BindingType type);
 /// SPIR-V words from raw bytes. Throws InvalidArgumentError (naming `name`) unless the size is a
 /// non-zero multiple of 4 and the words start with the SPIR-V magic number.

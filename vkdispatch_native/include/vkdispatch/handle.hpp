@@ -38,6 +38,8 @@ private:
 
 namespace detail {
 inline void destroyBuffer(VkDevice d, VkBuffer h) { vkDestroyBuffer(d, h, nullptr); }
+inline void destroyImage(VkDevice d, VkImage h) { vkDestroyImage(d, h, nullptr); }
+inline void destroyImageView(VkDevice d, VkImageView h) { vkDestroyImageView(d, h, nullptr); }
 inline void freeMemory(VkDevice d, VkDeviceMemory h) { vkFreeMemory(d, h, nullptr); }
 inline void destroySemaphore(VkDevice d, VkSemaphore h) { vkDestroySemaphore(d, h, nullptr); }
 inline void destroyCommandPool(VkDevice d, VkCommandPool h) { vkDestroyCommandPool(d, h, nullptr); }
@@ -60,6 +62,8 @@ inline void destroyDescriptorPool(VkDevice d, VkDescriptorPool h) {
 }  // namespace detail
 
 using UniqueBuffer = UniqueHandle<VkBuffer, VkDevice, detail::destroyBuffer>;
+using UniqueImage = UniqueHandle<VkImage, VkDevice, detail::destroyImage>;
+using UniqueImageView = UniqueHandle<VkImageView, VkDevice, detail::destroyImageView>;
 using UniqueMemory = UniqueHandle<VkDeviceMemory, VkDevice, detail::freeMemory>;
 using UniqueSemaphore = UniqueHandle<VkSemaphore, VkDevice, detail::destroySemaphore>;
 using UniqueCommandPool = UniqueHandle<VkCommandPool, VkDevice, detail::destroyCommandPool>;

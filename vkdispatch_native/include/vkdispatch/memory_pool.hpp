@@ -63,6 +63,10 @@ public:
 
     /// Memory of type `type_index` meeting `requirements` (size and alignment).
     Lease allocate(const VkMemoryRequirements& requirements, uint32_t type_index);
+    /// Memory of its own, never a shared block's (images: blocks hold buffers only).
+    Lease allocateDedicated(const VkMemoryRequirements& requirements, uint32_t type_index) const {
+        return ownLease(requirements, type_index);
+    }
     /// Shared blocks currently allocated (for tests).
     size_t blockCount() const;
 

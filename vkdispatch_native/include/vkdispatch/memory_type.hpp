@@ -15,6 +15,10 @@ namespace vkdispatch {
 int chooseMemoryType(const std::vector<uint32_t>& type_flags, uint32_t allowed_bits,
                      uint32_t required, uint32_t preferred);
 
+/// Index of the memory type of `device` for a resource allowing `allowed_bits`: as above.
+int chooseMemoryType(const Device& device, uint32_t allowed_bits, uint32_t required,
+                     uint32_t preferred);
+
 /// A VkBuffer bound to memory from its device's pool (memory.mapped() is its host address when
 /// that memory is host-visible).
 struct BoundBuffer {

@@ -21,6 +21,8 @@ VkDescriptorType descriptorType(BindingType type) {
             return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         case BindingType::UniformBuffer:
             return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+        case BindingType::StorageImage:
+            return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
         case BindingType::Sampler:
             return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     }
@@ -50,7 +52,7 @@ void checkArguments(const Context& context, const std::vector<uint32_t>& spirv,
             throw InvalidArgumentError(
                 "bindings[" + std::to_string(j) + "]: unknown binding type code " +
                 std::to_string(static_cast<int>(bindings[j])) + " in '" + name +
-                "' (valid: 1 storage buffer, 3 uniform buffer, 5 sampler)");
+                "' (valid: 1 storage buffer, 3 uniform buffer, 4 storage image, 5 sampler)");
     }
     const uint32_t range = pushConstantRangeSize(push_constant_size);
     for (const auto& device : context.devices()) {
@@ -140,7 +142,7 @@ ComputePlan::DeviceObjects createObjects(Device& device, const std::vector<uint3
 
 bool isBindingType(BindingType type) noexcept {
     return type == BindingType::StorageBuffer || type == BindingType::UniformBuffer ||
-           type == BindingType::Sampler;
+           type == BindingType::StorageImage || type == BindingType::Sampler;
 }
 
 std::string bindingTypeName(BindingType type) {
@@ -149,6 +151,8 @@ std::string bindingTypeName(BindingType type) {
             return "storage buffer";
         case BindingType::UniformBuffer:
             return "uniform buffer";
+        case BindingType::StorageImage:
+            return "storage image";
         case BindingType::Sampler:
             return "sampler";
     }

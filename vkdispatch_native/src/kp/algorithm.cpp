@@ -67,12 +67,14 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
     if (!m_runtime) throw std::runtime_error("Kompute Algorithm device is null: it was destroyed");
 
     std::vector<vkdispatch::BindingType> bindings;
+    uint32_t images = 0;
     for (const auto& memory : mem_objects) {
         if (!memory || !memory->isInit())
             throw std::runtime_error("Kompute Algorithm was given a destroyed memory object");
-        if (memory->getDescriptorType() != vk::DescriptorType::eStorageBuffer)
-            throw std::runtime_error("Kompute Algorithm binds tensors only in this version");
-        bindings.push_back(vkdispatch::BindingType::StorageBuffer);
+        const bool image = memory->getDescriptorType() == vk::DescriptorType::eStorageImage;
+        images += image;
+        bindings.push_back(image ? vkdispatch::BindingType::StorageImage
+                                 : vkdispatch::BindingType::StorageBuffer);
     }
     auto pipeline = std::make_unique<Pipeline>();
     vkdispatch::SpecializationConstants spec{m_specialization, specialization_size};
@@ -81,12 +83,14 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
         "kp::Algorithm", nullptr, spec);
 
     const VkDevice device = m_runtime->handle();
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                              static_cast<uint32_t>(bindings.size())};
+    std::vector<VkDescriptorPoolSize> sizes;
+    const uint32_t buffers = static_cast<uint32_t>(bindings.size()) - images;
+    if (buffers > 0) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, buffers});
+    if (images > 0) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, images});
     VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pool_info.maxSets = 1;
-    pool_info.poolSizeCount = 1;
-    pool_info.pPoolSizes = &size;
+    pool_info.poolSizeCount = static_cast<uint32_t>(sizes.size());
+    pool_info.pPoolSizes = sizes.data();
     VkDescriptorPool pool = VK_NULL_HANDLE;
     VK_CHECK(vkCreateDescriptorPool(device, &pool_info, nullptr, &pool),
              "creating the descriptor pool of a kp::Algorithm");

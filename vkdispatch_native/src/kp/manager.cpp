@@ -99,6 +99,14 @@ std::shared_ptr<Tensor> Manager::tensor(const void* data, uint32_t count, uint32
         std::make_shared<Tensor>(runtime("Tensor"), data, count, element_size, data_type, type));
 }
 
+std::shared_ptr<Image> Manager::image(const void* data, size_t data_count, uint32_t width,
+                                      uint32_t height, uint32_t num_channels,
+                                      const Memory::DataTypes& data_type,
+                                      Memory::MemoryTypes type) {
+    return track(std::make_shared<Image>(runtime("Image"), data, data_count, width, height,
+                                         num_channels, data_type, type));
+}
+
 void Manager::destroy() {
     if (!m_runtime) return;
     for (auto& weak : m_sequences)

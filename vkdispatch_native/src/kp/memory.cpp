@@ -23,6 +23,22 @@ std::string toString(Memory::DataTypes type) {
     return "unknown";
 }
 
+uint32_t elementSize(Memory::DataTypes type) noexcept {
+    switch (type) {
+        case Memory::DataTypes::eBool:
+        case Memory::DataTypes::eChar:
+        case Memory::DataTypes::eUnsignedChar: return 1;
+        case Memory::DataTypes::eShort:
+        case Memory::DataTypes::eUnsignedShort: return 2;
+        case Memory::DataTypes::eInt:
+        case Memory::DataTypes::eUnsignedInt:
+        case Memory::DataTypes::eFloat: return 4;
+        case Memory::DataTypes::eDouble: return 8;
+        case Memory::DataTypes::eCustom: break;
+    }
+    return 0;
+}
+
 Memory::Memory(std::shared_ptr<detail::Runtime> runtime, uint32_t size, uint32_t element_size,
                DataTypes data_type, MemoryTypes memory_type, uint32_t x, uint32_t y)
     : m_runtime(std::move(runtime)),
@@ -51,6 +67,29 @@ void Memory::setData(const void* data, size_t bytes) {
     if (bytes != memorySize())
         throw std::runtime_error("Kompute Memory Cannot set data of different sizes");
     std::memcpy(rawData(), data, bytes);
+}
+
+
+void Memory::fillHostView(const void* data) {
+    if (!m_host) return;
+    if (data != nullptr) std::memcpy(m_host.get(), data, memorySize());
+    else std::memset(m_host.get(), 0, memorySize());
+}
+
+void Memory::checkCopyFrom(const Memory& source) const {
+    if (source.dataType() != dataType())
+        throw std::runtime_error("Attempting to copy memory of different types from " +
+                                 toString(source.dataType()) + " to " + toString(dataType()));
+    if (source.size() != size())
+        throw std::runtime_error("Attempting to copy tensors of different sizes from " +
+                                 std::to_string(source.size()) + " to " +
+                                 std::to_string(size()));
+}
+
+void Memory::forget() noexcept {
+    m_host.reset();
+    m_size = 0;
+    m_runtime.reset();
 }
 
 }  // namespace kp

@@ -1,8 +1,11 @@
 #include "kompute/Tensor.hpp"
 
+#include "kompute/Image.hpp"
+
 #include <cstring>
 #include <stdexcept>
 
+#include "recording.hpp"
 #include "runtime.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/memory_type.hpp"
@@ -58,10 +61,7 @@ Tensor::Tensor(std::shared_ptr<detail::Runtime> runtime, const void* data, uint3
     } else if (memory_type != MemoryTypes::eStorage) {
         m_host = std::shared_ptr<void>(m_buffers, m_buffers->primary.memory.mapped());
     }
-    if (m_host) {
-        if (data != nullptr) std::memcpy(m_host.get(), data, memorySize());
-        else std::memset(m_host.get(), 0, memorySize());
-    }
+    fillHostView(data);
 }
 
 Tensor::~Tensor() = default;
@@ -70,9 +70,7 @@ bool Tensor::isInit() const noexcept { return m_buffers != nullptr && m_runtime 
 
 void Tensor::destroy() {
     m_buffers.reset();
-    m_host.reset();
-    m_size = 0;
-    m_runtime.reset();
+    forget();
 }
 
 VkBuffer Tensor::getPrimaryBuffer() const noexcept {
@@ -83,14 +81,6 @@ namespace {
 
 void copyBuffer(const vk::CommandBuffer& cb, VkBuffer from, VkBuffer to, uint64_t bytes) {
     cb.copyBuffer(vk::Buffer(from), vk::Buffer(to), vk::BufferCopy(0, 0, bytes));
-}
-
-void bufferBarrier(const vk::CommandBuffer& cb, VkBuffer buffer, uint64_t bytes,
-                   vk::AccessFlagBits src_access, vk::AccessFlagBits dst_access,
-                   vk::PipelineStageFlagBits src_stage, vk::PipelineStageFlagBits dst_stage) {
-    const vk::BufferMemoryBarrier barrier(src_access, dst_access, VK_QUEUE_FAMILY_IGNORED,
-                                          VK_QUEUE_FAMILY_IGNORED, vk::Buffer(buffer), 0, bytes);
-    cb.pipelineBarrier(src_stage, dst_stage, {}, nullptr, barrier, nullptr);
 }
 
 std::runtime_error destroyedError() {
@@ -112,17 +102,13 @@ void Tensor::recordCopyFromDeviceToStaging(const vk::CommandBuffer& cb) {
 }
 
 void Tensor::recordCopyFrom(const vk::CommandBuffer& cb, const std::shared_ptr<Memory>& other) {
-    auto* source = dynamic_cast<Tensor*>(other.get());
-    if (source == nullptr) throw std::runtime_error("Kompute Tensor can only copy from a Tensor");
-    if (!m_buffers || !source->m_buffers) throw destroyedError();
-    if (source->dataType() != dataType())
-        throw std::runtime_error("Attempting to copy memory of different types from " +
-                                 toString(source->dataType()) + " to " + toString(dataType()));
-    if (source->size() != size())
-        throw std::runtime_error("Attempting to copy tensors of different sizes from " +
-                                 std::to_string(source->size()) + " to " +
-                                 std::to_string(size()));
-    copyBuffer(cb, source->getPrimaryBuffer(), getPrimaryBuffer(), memorySize());
+    if (!m_buffers || !other || !other->isInit()) throw destroyedError();
+    checkCopyFrom(*other);
+    if (auto* image = dynamic_cast<Image*>(other.get()))
+        image->recordCopyToBuffer(cb, getPrimaryBuffer());
+    else
+        copyBuffer(cb, static_cast<Tensor&>(*other).getPrimaryBuffer(), getPrimaryBuffer(),
+                   memorySize());
 }
 
 void Tensor::recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
@@ -130,7 +116,7 @@ void Tensor::recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessF
                                         vk::PipelineStageFlagBits src_stage,
                                         vk::PipelineStageFlagBits dst_stage) {
     if (!m_buffers) throw destroyedError();
-    bufferBarrier(cb, getPrimaryBuffer(), memorySize(), src_access, dst_access, src_stage,
+    detail::bufferBarrier(cb, getPrimaryBuffer(), memorySize(), src_access, dst_access, src_stage,
                   dst_stage);
 }
 
@@ -140,20 +126,15 @@ void Tensor::recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessF
                                         vk::PipelineStageFlagBits dst_stage) {
     if (!m_buffers) throw destroyedError();
     if (memoryType() != MemoryTypes::eDevice) return;
-    bufferBarrier(cb, m_buffers->staging.buffer.get(), memorySize(), src_access, dst_access,
+    detail::bufferBarrier(cb, m_buffers->staging.buffer.get(), memorySize(), src_access, dst_access,
                   src_stage, dst_stage);
 }
 
 void Tensor::writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) {
     if (!m_buffers) throw destroyedError();
-    VkDescriptorBufferInfo info{getPrimaryBuffer(), 0, memorySize()};
-    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    write.dstSet = set;
-    write.dstBinding = binding;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    write.pBufferInfo = &info;
-    vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+    const VkDescriptorBufferInfo info{getPrimaryBuffer(), 0, memorySize()};
+    detail::writeDescriptor(device, set, binding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &info,
+                            nullptr);
 }
 
 }  // namespace kp

@@ -27,6 +27,15 @@ int chooseMemoryType(const std::vector<uint32_t>& type_flags, uint32_t allowed_b
     return best;
 }
 
+int chooseMemoryType(const Device& device, uint32_t allowed_bits, uint32_t required,
+                     uint32_t preferred) {
+    const VkPhysicalDeviceMemoryProperties& memory = device.memoryProperties();
+    std::vector<uint32_t> flags;
+    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+        flags.push_back(memory.memoryTypes[i].propertyFlags);
+    return chooseMemoryType(flags, allowed_bits, required, preferred);
+}
+
 BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags usage,
                               uint32_t required, uint32_t preferred) {
     const VkDevice handle = device.handle();
@@ -42,17 +51,13 @@ BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags 
 
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(handle, buffer, &req);
-    const VkPhysicalDeviceMemoryProperties& memory = device.memoryProperties();
-    std::vector<uint32_t> flags;
-    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
-        flags.push_back(memory.memoryTypes[i].propertyFlags);
-    const int type = chooseMemoryType(flags, req.memoryTypeBits, required, preferred);
+    const int type = chooseMemoryType(device, req.memoryTypeBits, required, preferred);
     if (type < 0)
         throw Error("no memory type with flags 0x" + std::to_string(required) +
                     " can hold a buffer on this device");
 
     out.memory = device.memoryPool().allocate(req, static_cast<uint32_t>(type));
-    out.memory_flags = flags[type];
+    out.memory_flags = device.memoryProperties().memoryTypes[type].propertyFlags;
     VK_CHECK(vkBindBufferMemory(handle, buffer, out.memory.memory(), out.memory.offset()),
              "binding buffer memory");
     return out;

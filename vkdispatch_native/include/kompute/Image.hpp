@@ -1,0 +1,72 @@
+#pragma once
+// kp::Image: a 2-D storage image of width x height texels of 1, 2 or 4 channels (x = width,
+// y = height), and ImageT<T>, its typed form. Made by Manager::image / imageT. Its host view is
+// tightly packed rows (x fastest, channels interleaved): a staging buffer for eDevice, the
+// memory of a linear image for eHost and eDeviceAndHost, none for eStorage. Between operations
+// the image is in VK_IMAGE_LAYOUT_GENERAL, so recorded sequences can be evaluated again.
+#include <memory>
+#include <vector>
+
+#include "kompute/Memory.hpp"
+
+namespace kp {
+
+class Image : public Memory {
+public:
+    /// `data` (at least width * height * num_channels elements of `data_type`, `data_count` of
+    /// them; null: zeros) fills the host view. Throws std::runtime_error with Kompute's messages
+    /// for a zero size, no channels, too little data or 3 or more than 4 channels.
+    Image(std::shared_ptr<detail::Runtime> runtime, const void* data, size_t data_count,
+          uint32_t width, uint32_t height, uint32_t num_channels, DataTypes data_type,
+          MemoryTypes memory_type = MemoryTypes::eDevice);
+    ~Image() override;
+
+    Type type() const noexcept override { return Type::eImage; }
+    bool isInit() const noexcept override;
+    void destroy() override;
+    VkImage getPrimaryImage() const noexcept;
+    VkImageLayout getPrimaryImageLayout() const noexcept;
+    uint32_t getNumChannels() const noexcept { return m_channels; }
+
+    void recordCopyFromStagingToDevice(const vk::CommandBuffer& cb) override;
+    void recordCopyFromDeviceToStaging(const vk::CommandBuffer& cb) override;
+    /// From a tensor (its buffer, same data type and size) or an image (same width and height).
+    void recordCopyFrom(const vk::CommandBuffer& cb, const std::shared_ptr<Memory>& other) override;
+    /// Copies the image into `buffer` (tightly packed), as a tensor's copy from an image does.
+    void recordCopyToBuffer(const vk::CommandBuffer& cb, VkBuffer buffer);
+    /// Orders the image after earlier work (it stays in the GENERAL layout).
+    void recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                    vk::AccessFlagBits dst_access,
+                                    vk::PipelineStageFlagBits src_stage,
+                                    vk::PipelineStageFlagBits dst_stage) override;
+    void recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                    vk::AccessFlagBits dst_access,
+                                    vk::PipelineStageFlagBits src_stage,
+                                    vk::PipelineStageFlagBits dst_stage) override;
+    vk::DescriptorType getDescriptorType() const noexcept override {
+        return vk::DescriptorType::eStorageImage;
+    }
+    void writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) override;
+
+private:
+    struct Resources;
+    Resources& resources() const;  // std::runtime_error after destroy()
+
+    uint32_t m_channels;
+    std::shared_ptr<Resources> m_resources;  // null after destroy(); host views may hold it longer
+};
+
+template <typename T>
+class ImageT : public Image {
+public:
+    ImageT(std::shared_ptr<detail::Runtime> runtime, const std::vector<T>& values, uint32_t width,
+           uint32_t height, uint32_t num_channels, MemoryTypes memory_type = MemoryTypes::eDevice)
+        : Image(std::move(runtime), values.empty() ? nullptr : values.data(), values.size(),
+                width, height, num_channels, Memory::dataType<T>(), memory_type) {}
+
+    T* data() { return Memory::data<T>(); }
+    std::vector<T> vector() { return Memory::vector<T>(); }
+    T& operator[](size_t index) { return data()[index]; }
+};
+
+}  // namespace kp

@@ -1,0 +1,75 @@
+#pragma once
+// A VkImage of one device with memory of its own and a view of all its layers, and the commands
+// that move it between layouts and copy it to and from buffers and other images. It remembers
+// the layout its last recorded command leaves it in, so callers record only the transitions
+// they need (recording order is execution order on the queue that runs them).
+//
+// Thread safety: none; one thread records an image's commands at a time.
+#include <cstdint>
+#include <string>
+
+#include "vkdispatch/device.hpp"
+#include "vkdispatch/handle.hpp"
+#include "vkdispatch/memory_pool.hpp"
+#include "vkdispatch/vk.hpp"
+
+namespace vkdispatch {
+
+struct ImageSpec {
+    VkImageViewType view_type = VK_IMAGE_VIEW_TYPE_2D;  // 1D, 2D, 2D_ARRAY or 3D
+    VkFormat format = VK_FORMAT_R32_SFLOAT;
+    VkExtent3D extent{1, 1, 1};
+    uint32_t layers = 1;
+    VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    VkImageTiling tiling = VK_IMAGE_TILING_OPTIMAL;
+    VkMemoryPropertyFlags memory = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+};
+
+/// Bytes of one texel of `format` (0 for formats this library does not handle).
+uint32_t texelSize(VkFormat format) noexcept;
+/// "VK_FORMAT_R32G32_SFLOAT"-style name of `format`.
+std::string formatName(VkFormat format);
+
+class Image {
+public:
+    /// Throws InvalidArgumentError naming the format when the device cannot make such an image
+    /// (format, tiling, usage or size), and Error when no memory type fits.
+    Image(Device& device, const ImageSpec& spec);
+    Image(const Image&) = delete;
+    Image& operator=(const Image&) = delete;
+
+    VkImage handle() const noexcept { return m_image.get(); }
+    VkImageView view() const noexcept { return m_view.get(); }
+    const ImageSpec& spec() const noexcept { return m_spec; }
+    VkImageLayout layout() const noexcept { return m_layout; }
+    /// Bytes of the tightly packed texels (extent x layers x texel size).
+    uint64_t byteSize() const noexcept;
+    /// Host address of a host-visible linear image, else nullptr.
+    void* mapped() const noexcept { return m_memory.mapped(); }
+    /// Bytes between rows of a linear image (0 for optimal tiling).
+    uint64_t rowPitch() const noexcept { return m_row_pitch; }
+
+    /// Moves the image to `layout` after every earlier transfer or shader access of it; the
+    /// next access is `dst_access` at `dst_stage`. Also records when the layout is unchanged
+    /// (the barrier orders the accesses).
+    void recordTransition(VkCommandBuffer cb, VkImageLayout layout, VkPipelineStageFlags dst_stage,
+                          VkAccessFlags dst_access);
+    /// Copies tightly packed texels from `buffer` at `offset` into the whole image.
+    void recordCopyFromBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset);
+    /// Copies the whole image into `buffer` at `offset`, tightly packed.
+    void recordCopyToBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset);
+    /// Copies `source` (same extent, layers and texel size) into this image.
+    void recordCopyFrom(VkCommandBuffer cb, Image& source);
+
+private:
+    VkBufferImageCopy wholeImageRegion(VkDeviceSize offset) const noexcept;
+
+    ImageSpec m_spec;
+    MemoryPool::Lease m_memory;  // declared first: released after the image is destroyed
+    UniqueImage m_image;
+    UniqueImageView m_view;
+    VkImageLayout m_layout = VK_IMAGE_LAYOUT_UNDEFINED;
+    uint64_t m_row_pitch = 0;
+};
+
+}  // namespace vkdispatch
