@@ -26,6 +26,14 @@ public:
     explicit Manager(uint32_t physical_device_index,
                      const std::vector<uint32_t>& family_queue_indices = {},
                      const std::vector<std::string>& desired_extensions = {});
+    /// Kompute's bring-your-own-Vulkan manager: objects on `device` (of `physical_device` of
+    /// `instance`), which it neither owns nor tracks (destroy() leaves the objects it made; the
+    /// handles must outlive them). Sequences use queue 0 of the first compute family, which the
+    /// device must have been created with, and the device must have Vulkan 1.2's
+    /// timelineSemaphore feature enabled (vkdispatch's queues signal timeline semaphores).
+    Manager(std::shared_ptr<vk::Instance> instance,
+            std::shared_ptr<vk::PhysicalDevice> physical_device,
+            std::shared_ptr<vk::Device> device);
     ~Manager();
     Manager(const Manager&) = delete;
     Manager& operator=(const Manager&) = delete;
@@ -95,7 +103,7 @@ public:
         auto made =
             std::make_shared<Algorithm>(runtime("Algorithm"), mem_objects, spirv, workgroup,
                                         specialization_constants, push_constants);
-        m_algorithms.push_back(made);
+        if (m_manage_resources) m_algorithms.push_back(made);
         return made;
     }
 
@@ -114,11 +122,12 @@ private:
     std::shared_ptr<detail::Runtime> runtime(const char* object) const;
     template <typename T>
     std::shared_ptr<T> track(std::shared_ptr<T> memory) {
-        m_memories.push_back(memory);
+        if (m_manage_resources) m_memories.push_back(memory);
         return memory;
     }
 
     std::shared_ptr<detail::Runtime> m_runtime;  // null after destroy()
+    bool m_manage_resources = true;              // false over handles made elsewhere
     std::vector<std::weak_ptr<Memory>> m_memories;
     std::vector<std::weak_ptr<Algorithm>> m_algorithms;
     std::vector<std::weak_ptr<Sequence>> m_sequences;

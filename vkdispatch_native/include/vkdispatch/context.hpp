@@ -19,6 +19,10 @@ public:
     /// `device_indices[i]`. The instance must outlive the context.
     Context(const Instance& instance, const std::vector<int>& device_indices,
             const std::vector<std::vector<int>>& queue_families);
+    /// A context over `existing`, a device made elsewhere on physical device `device_index`
+    /// (see Device's adopting constructor for what it must have).
+    Context(const Instance& instance, int device_index, VkDevice existing,
+            const std::vector<int>& queue_families);
 
     int queueCount() const noexcept { return static_cast<int>(m_queues.size()); }
     /// Throws IndexOutOfRangeError naming `what` when `index` is not a queue of this context.
@@ -34,6 +38,9 @@ public:
     void waitIdle(int index);
 
 private:
+    void add(std::unique_ptr<Device> device);
+    void warmUp();
+
     std::vector<std::unique_ptr<Device>> m_devices;
     std::vector<Queue*> m_queues;
     std::vector<Device*> m_queue_devices;

@@ -21,6 +21,12 @@ public:
     /// creates several queues of it). `first_queue_index` numbers the queues context-wide.
     Device(const Instance& instance, int device_index, const std::vector<int>& queue_families,
            int first_queue_index);
+    /// Uses `existing`, a device made elsewhere on physical device `device_index` (it must
+    /// outlive this object, which never destroys it, and have the timelineSemaphore feature
+    /// enabled); each entry of `queue_families` uses queue 0 of that family, which the device
+    /// must have been created with.
+    Device(const Instance& instance, int device_index, VkDevice existing,
+           const std::vector<int>& queue_families, int first_queue_index);
     ~Device();
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;
@@ -34,6 +40,12 @@ public:
     DescriptorPools& descriptorPools() noexcept { return *m_descriptor_pools; }
 
 private:
+    // The pools and one Queue per entry of `queue_families` (hardware queue `hardware[i]`);
+    // destroys an owned device when that fails.
+    void createQueues(const std::vector<int>& queue_families,
+                      const std::vector<uint32_t>& hardware, int first_queue_index);
+
+    bool m_owned = true;
     DeviceInfo m_info;
     VkPhysicalDevice m_physical;
     VkPhysicalDeviceMemoryProperties m_memory{};

@@ -18,6 +18,8 @@ struct InstanceOptions {
 class Instance {
 public:
     explicit Instance(const InstanceOptions& options);
+    /// Uses an instance made elsewhere (it must outlive this object, which never destroys it).
+    explicit Instance(VkInstance existing);
     ~Instance();
     Instance(const Instance&) = delete;
     Instance& operator=(const Instance&) = delete;
@@ -28,9 +30,12 @@ public:
     VkPhysicalDevice physicalDevice(int index) const;
 
 private:
+    static void loadLoader();  // volk: the loader's global functions
     void createInstance(const InstanceOptions& options);
     void createMessenger();
+    void enumerateDevices();
 
+    bool m_owned = true;
     bool m_debug = false;
     VkInstance m_instance = VK_NULL_HANDLE;
     VkDebugUtilsMessengerEXT m_messenger = VK_NULL_HANDLE;

@@ -27,18 +27,32 @@ Context::Context(const Instance& instance, const std::vector<int>& device_indice
                                        " is listed twice");
     }
     m_max_workgroups.fill(UINT32_MAX);
-    for (size_t i = 0; i < device_indices.size(); ++i) {
-        m_devices.push_back(std::make_unique<Device>(instance, device_indices[i], queue_families[i],
-                                                     static_cast<int>(m_queues.size())));
-        const auto& limits = m_devices.back()->info().max_workgroup_count;
-        for (int axis = 0; axis < 3; ++axis)
-            m_max_workgroups[axis] = std::min(m_max_workgroups[axis], limits[axis]);
-        for (const auto& queue : m_devices.back()->queues()) {
-            m_queues.push_back(queue.get());
-            m_queue_devices.push_back(m_devices.back().get());
-            m_queue_device_indices.push_back(static_cast<int>(m_devices.size()) - 1);
-        }
+    for (size_t i = 0; i < device_indices.size(); ++i)
+        add(std::make_unique<Device>(instance, device_indices[i], queue_families[i],
+                                     static_cast<int>(m_queues.size())));
+    warmUp();
+}
+
+Context::Context(const Instance& instance, int device_index, VkDevice existing,
+                 const std::vector<int>& queue_families) {
+    m_max_workgroups.fill(UINT32_MAX);
+    add(std::make_unique<Device>(instance, device_index, existing, queue_families, 0));
+    warmUp();
+}
+
+void Context::add(std::unique_ptr<Device> device) {
+    m_devices.push_back(std::move(device));
+    const auto& limits = m_devices.back()->info().max_workgroup_count;
+    for (int axis = 0; axis < 3; ++axis)
+        m_max_workgroups[axis] = std::min(m_max_workgroups[axis], limits[axis]);
+    for (const auto& queue : m_devices.back()->queues()) {
+        m_queues.push_back(queue.get());
+        m_queue_devices.push_back(m_devices.back().get());
+        m_queue_device_indices.push_back(static_cast<int>(m_devices.size()) - 1);
     }
+}
+
+void Context::warmUp() {
     // Drivers finish initialising a queue on its first submission; pay that here, once, so
     // the first real dispatch of the process is not charged a millisecond for it.
     for (Queue* queue : m_queues) queue->submit([](VkCommandBuffer) {});

@@ -96,6 +96,21 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
     VK_CHECK(vkCreateDevice(m_physical, &info, nullptr, &m_device),
              "creating a logical device on '" + m_info.device_name + "'");
 
+    createQueues(queue_families, hardware, first_queue_index);
+}
+
+Device::Device(const Instance& instance, int device_index, VkDevice existing,
+               const std::vector<int>& queue_families, int first_queue_index)
+    : m_owned(false), m_physical(instance.physicalDevice(device_index)), m_device(existing) {
+    if (existing == VK_NULL_HANDLE) throw InvalidArgumentError("device: the handle is null");
+    m_info = instance.devices().at(device_index);
+    vkGetPhysicalDeviceMemoryProperties(m_physical, &m_memory);
+    createQueues(queue_families, std::vector<uint32_t>(queue_families.size(), 0),
+                 first_queue_index);
+}
+
+void Device::createQueues(const std::vector<int>& queue_families,
+                          const std::vector<uint32_t>& hardware, int first_queue_index) {
     std::map<std::pair<int, uint32_t>, std::shared_ptr<std::mutex>> hardware_locks;
     try {
         m_memory_pool = std::make_unique<MemoryPool>(m_device, m_memory);
@@ -112,7 +127,7 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
         m_queues.clear();
         m_descriptor_pools.reset();
         m_memory_pool.reset();
-        vkDestroyDevice(m_device, nullptr);
+        if (m_owned) vkDestroyDevice(m_device, nullptr);
         throw;
     }
 }
@@ -121,7 +136,7 @@ Device::~Device() {
     m_queues.clear();  // waits for their work and runs deferred deletions first
     m_descriptor_pools.reset();
     m_memory_pool.reset();
-    vkDestroyDevice(m_device, nullptr);
+    if (m_owned) vkDestroyDevice(m_device, nullptr);
 }
 
 }  // namespace vkdispatch

@@ -77,7 +77,7 @@ void keepDriversLoaded() {
 
 }  // namespace
 
-Instance::Instance(const InstanceOptions& options) {
+void Instance::loadLoader() {
     const VkResult loaded = volkInitialize();
     if (loaded != VK_SUCCESS)
         throwVulkanError(loaded, "loading the Vulkan loader (libvulkan.so.1); install libvulkan1",
@@ -87,11 +87,25 @@ Instance::Instance(const InstanceOptions& options) {
                     std::to_string(VK_API_VERSION_MAJOR(volkGetInstanceVersion())) + "." +
                     std::to_string(VK_API_VERSION_MINOR(volkGetInstanceVersion())) +
                     "; vkdispatch needs 1.2 or newer");
+}
+
+Instance::Instance(const InstanceOptions& options) {
+    loadLoader();
     keepDriversLoaded();
     createInstance(options);
     volkLoadInstance(m_instance);
     if (m_debug) createMessenger();
+    enumerateDevices();
+}
 
+Instance::Instance(VkInstance existing) : m_owned(false), m_instance(existing) {
+    if (existing == VK_NULL_HANDLE) throw InvalidArgumentError("instance: the handle is null");
+    loadLoader();
+    volkLoadInstance(m_instance);
+    enumerateDevices();
+}
+
+void Instance::enumerateDevices() {
     uint32_t count = 0;
     VK_CHECK(vkEnumeratePhysicalDevices(m_instance, &count, nullptr), "listing physical devices");
     m_physical_devices.resize(count);
@@ -159,7 +173,7 @@ void Instance::createMessenger() {
 Instance::~Instance() {
     if (m_messenger != VK_NULL_HANDLE)
         vkDestroyDebugUtilsMessengerEXT(m_instance, m_messenger, nullptr);
-    if (m_instance != VK_NULL_HANDLE) vkDestroyInstance(m_instance, nullptr);
+    if (m_owned && m_instance != VK_NULL_HANDLE) vkDestroyInstance(m_instance, nullptr);
 }
 
 VkPhysicalDevice Instance::physicalDevice(int index) const {

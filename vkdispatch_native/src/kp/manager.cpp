@@ -77,6 +77,29 @@ Manager::Manager(uint32_t physical_device_index, const std::vector<uint32_t>& fa
     m_runtime = std::move(runtime);
 }
 
+Manager::Manager(std::shared_ptr<vk::Instance> instance,
+                 std::shared_ptr<vk::PhysicalDevice> physical_device,
+                 std::shared_ptr<vk::Device> device)
+    : m_manage_resources(false) {
+    if (!instance || !physical_device || !device)
+        throw std::runtime_error("Kompute Manager was given a null instance, physical device or "
+                                 "device");
+    auto runtime = std::make_shared<detail::Runtime>();
+    runtime->instance = std::make_unique<vkdispatch::Instance>(VkInstance(*instance));
+    const auto& devices = runtime->instance->devices();
+    int index = -1;
+    for (int i = 0; i < static_cast<int>(devices.size()); ++i)
+        if (runtime->instance->physicalDevice(i) == VkPhysicalDevice(*physical_device)) index = i;
+    if (index < 0)
+        throw std::runtime_error("Kompute Manager was given a physical device that is not one of "
+                                 "the instance's");
+    std::vector<int> families = queueFamilies(devices[index], {});
+    runtime->context = std::make_unique<vkdispatch::Context>(*runtime->instance, index,
+                                                             VkDevice(*device), families);
+    detail::loadVulkanHpp(runtime->instance->handle());
+    m_runtime = std::move(runtime);
+}
+
 Manager::~Manager() { destroy(); }
 
 std::shared_ptr<detail::Runtime> Manager::runtime(const char* object) const {
@@ -88,7 +111,7 @@ std::shared_ptr<detail::Runtime> Manager::runtime(const char* object) const {
 
 std::shared_ptr<Sequence> Manager::sequence(uint32_t queue_index, uint32_t total_timestamps) {
     auto made = std::make_shared<Sequence>(runtime("Sequence"), queue_index, total_timestamps);
-    m_sequences.push_back(made);
+    if (m_manage_resources) m_sequences.push_back(made);
     return made;
 }
 

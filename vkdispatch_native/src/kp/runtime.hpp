@@ -10,7 +10,7 @@
 namespace kp::detail {
 
 struct Runtime {
-    std::unique_ptr<vkdispatch::Instance> instance;  // null for a Manager over another's
+    std::unique_ptr<vkdispatch::Instance> instance;  // its own, or adopted (see Manager)
     std::unique_ptr<vkdispatch::Context> context;
 
     vkdispatch::Device& device() const { return *context->devices().front(); }
