@@ -15,6 +15,9 @@ from vkdispatch.base.dtype import (complex32, complex64, complex128, dtype, dvec
                                    ihvec3, ihvec4, int16, int32, int64, ivec2, ivec3, ivec4, mat2,
                                    mat3, mat4, uhvec2, uhvec3, uhvec4, uint16, uint32, uint64,
                                    uvec2, uvec3, uvec4, vec2, vec3, vec4)
+from vkdispatch.base.image import (Image, Image1D, Image2D, Image2DArray, Image3D,
+                                   image_format, image_type, image_view_type,
+                                   select_image_format)
 from vkdispatch.base.init import (get_backend, get_devices, initialize, is_cuda, is_dummy,
                                   is_initialized, is_opencl, is_vulkan)
 from vkdispatch.base.log import (LogLevel, log, log_error, log_info, log_verbose, log_warning,
@@ -50,6 +53,8 @@ __all__ = [
     "select_queue_families",
     "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
     "Buffer", "asbuffer", "from_cuda_array", "RFFTBuffer", "asrfftbuffer",
+    "Image", "Image1D", "Image2D", "Image2DArray", "Image3D", "image_format", "image_type",
+    "image_view_type", "select_image_format",
     "ShaderBuildError", "__version__", "CommandGraph", "BufferBindInfo", "ImageBindInfo",
     "default_graph", "global_graph", "set_global_graph", "copy", "cuda_graph_capture",
     "get_cuda_capture", "CUDAGraphCapture", "shader", "ShaderFunction",

@@ -132,6 +132,12 @@ class Context:
         native = self.native
         return self._module.NativeBuffer(native, size)
 
+    def create_native_image(self, view_type: int, format_value: int, width: int, height: int,
+                            depth: int, layers: int):
+        """An image on every queue (used by :class:`~vkdispatch.Image`)."""
+        return self._module.NativeImage(self.native, view_type, format_value, width, height,
+                                        depth, layers)
+
     def refresh_limits_from_device_infos(self) -> None:
         """Recomputes the context-wide limits from ``device_infos``."""
         infos = self.device_infos

@@ -832,4 +832,5 @@ def raw_submit_wait_us(NativeContext ctx, int iterations, bint poll=False):
     return result
 
 
+include "image.pxi"
 include "kompute.pxi"

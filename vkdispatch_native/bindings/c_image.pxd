@@ -1,0 +1,18 @@
+# Declarations of replicated_image.hpp through bindings/image_bridge.hpp. Every call that can
+# fail raises through raiseNativeError.
+from libc.stdint cimport uint32_t, uint64_t
+
+from c_errors cimport raiseNativeError
+from c_runtime cimport Context
+
+cdef extern from "image_bridge.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass ReplicatedImage:
+        uint64_t byteSize()
+        int replicaCount()
+        void write(const void* data, uint64_t size, int queue_index) except +raiseNativeError
+        void read(void* out, uint64_t size, int queue_index) except +raiseNativeError
+
+cdef extern from "image_bridge.hpp" namespace "vkdispatch::bindings" nogil:
+    ReplicatedImage* makeImage(Context& context, int view_type, int format, uint32_t width,
+                               uint32_t height, uint32_t depth,
+                               uint32_t layers) except +raiseNativeError

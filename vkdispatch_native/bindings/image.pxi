@@ -1,0 +1,50 @@
+# Images (included by wrapper.pyx): a NativeImage owns a ReplicatedImage of a context.
+cimport c_image as ci
+
+
+cdef class NativeImage:
+    """An image with one replica per queue of its context, kept ready for sampling."""
+    cdef NativeContext context
+    cdef unique_ptr[ci.ReplicatedImage] ptr
+    cdef object __weakref__
+
+    def __cinit__(self, NativeContext context, int view_type, int format, uint32_t width,
+                  uint32_t height, uint32_t depth, uint32_t layers):
+        cdef rt.Context* native_ctx = _open_context(context, self)
+        self.context = context
+        with nogil:
+            self.ptr.reset(ci.makeImage(native_ctx[0], view_type, format, width, height, depth,
+                                        layers))
+        _check_validation()
+
+    cdef int _check_open(self) except -1:
+        if not self.ptr or not self.context.ptr:
+            raise _class_for("runtime")("the image was closed")
+        return 0
+
+    @property
+    def size(self):
+        """Bytes of one replica's packed texels."""
+        self._check_open()
+        return self.ptr.get().byteSize()
+
+    def write(self, const uint8_t[::1] data, int queue_index=-1):
+        """Copies ``data`` (packed texels) into one replica, or every replica when -1."""
+        cdef const void* src = &data[0] if data.shape[0] else NULL
+        self._check_open()
+        with nogil:
+            self.ptr.get().write(src, data.shape[0], queue_index)
+        _check_validation()
+
+    def read_into(self, uint8_t[::1] out, int queue_index=0):
+        """Fills ``out`` with the packed texels of replica ``queue_index``."""
+        cdef void* dst = &out[0] if out.shape[0] else NULL
+        self._check_open()
+        with nogil:
+            self.ptr.get().read(dst, out.shape[0], queue_index)
+        _check_validation()
+
+    def close(self):
+        """Frees the image now; its memory is released once the GPU stops using it."""
+        self.ptr.reset()
+        _check_validation()

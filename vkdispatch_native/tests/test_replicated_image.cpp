@@ -1,0 +1,74 @@
+// ReplicatedImage: packed texels written and read back for 1-, 2- and 3-D images and layered
+// 2-D images of several formats, non-square extents, and the size and index errors.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "device_fixture.hpp"
+#include "vkdispatch/errors.hpp"
+#include "vkdispatch/log.hpp"
+#include "vkdispatch/replicated_image.hpp"
+
+namespace vkdispatch {
+namespace {
+
+Context& context() { return *test::deviceEnvironment().context; }
+
+ImageSpec specOf(VkImageViewType view, VkFormat format, VkExtent3D extent, uint32_t layers = 1) {
+    ImageSpec spec;
+    spec.view_type = view;
+    spec.format = format;
+    spec.extent = extent;
+    spec.layers = layers;
+    return spec;
+}
+
+void expectRoundTrip(const ImageSpec& spec, unsigned seed) {
+    vkdispatch::ReplicatedImage image(context(), spec);
+    const auto data = test::randomBytes(image.byteSize(), seed);
+    image.write(data.data(), data.size(), -1);
+    std::vector<uint8_t> back(data.size());
+    image.read(back.data(), back.size(), 0);
+    EXPECT_EQ(back, data) << formatName(spec.format) << " " << spec.extent.width << "x"
+                          << spec.extent.height << "x" << spec.extent.depth << " layers "
+                          << spec.layers;
+}
+
+}  // namespace
+
+// With VKDISPATCH_DEBUG=1 the validation layer's messages fail the test.
+class ReplicatedImages : public ::testing::Test {
+protected:
+    void TearDown() override {
+        for (const auto& error : takeValidationErrors()) ADD_FAILURE() << error;
+    }
+};
+
+TEST_F(ReplicatedImages, TexelsRoundTripForEveryShapeKind) {
+    VKD_REQUIRE_DEVICE();
+    expectRoundTrip(specOf(VK_IMAGE_VIEW_TYPE_1D, VK_FORMAT_R32_SFLOAT, {37, 1, 1}), 1);
+    expectRoundTrip(specOf(VK_IMAGE_VIEW_TYPE_2D, VK_FORMAT_R32G32_SINT, {13, 5, 1}), 2);
+    expectRoundTrip(specOf(VK_IMAGE_VIEW_TYPE_2D, VK_FORMAT_R32G32B32A32_UINT, {4, 9, 1}), 3);
+    expectRoundTrip(specOf(VK_IMAGE_VIEW_TYPE_3D, VK_FORMAT_R32_UINT, {6, 3, 5}), 4);
+    expectRoundTrip(specOf(VK_IMAGE_VIEW_TYPE_2D_ARRAY, VK_FORMAT_R16G16B16A16_SFLOAT,
+                           {7, 2, 1}, 3), 5);
+}
+
+TEST_F(ReplicatedImages, SizeAndIndexErrorsNameTheArgument) {
+    VKD_REQUIRE_DEVICE();
+    vkdispatch::ReplicatedImage image(context(), specOf(VK_IMAGE_VIEW_TYPE_2D, VK_FORMAT_R32_SFLOAT,
+                                            {4, 4, 1}));
+    std::vector<uint8_t> wrong(63);
+    EXPECT_THROW(image.write(wrong.data(), wrong.size(), -1), InvalidArgumentError);
+    std::vector<uint8_t> right(64);
+    EXPECT_THROW(image.read(right.data(), right.size(), 5), IndexOutOfRangeError);
+    ImageSpec huge = specOf(VK_IMAGE_VIEW_TYPE_2D, VK_FORMAT_R32_SFLOAT, {1u << 20, 4, 1});
+    try {
+        vkdispatch::ReplicatedImage refused(context(), huge);
+        ADD_FAILURE() << "an image wider than the device allows was made";
+    } catch (const InvalidArgumentError& error) {
+        EXPECT_NE(std::string(error.what()).find("VK_FORMAT_R32_SFLOAT"), std::string::npos);
+    }
+}
+
+}  // namespace vkdispatch
