@@ -72,3 +72,34 @@ TEST_F(ReplicatedImages, SizeAndIndexErrorsNameTheArgument) {
 }
 
 }  // namespace vkdispatch
+
+namespace vkdispatch {
+
+TEST_F(ReplicatedImages, AnUnsupportedFormatIsNamedWithWhatTheDeviceOffers) {
+    VKD_REQUIRE_DEVICE();
+    Device& device = *context().devices().front();
+    // Find a format of the table the device refuses for linear storage-and-sampled use.
+    for (VkFormat format : {VK_FORMAT_R32G32B32_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT,
+                            VK_FORMAT_R8G8_SINT, VK_FORMAT_R16_SFLOAT, VK_FORMAT_R32G32B32_UINT}) {
+        ImageSpec spec = specOf(VK_IMAGE_VIEW_TYPE_2D, format, {4, 4, 1});
+        spec.tiling = VK_IMAGE_TILING_LINEAR;
+        spec.usage |= VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+        VkImageFormatProperties properties;
+        if (vkGetPhysicalDeviceImageFormatProperties(device.physical(), format,
+                                                     VK_IMAGE_TYPE_2D, spec.tiling, spec.usage, 0,
+                                                     &properties) == VK_SUCCESS)
+            continue;
+        try {
+            Image image(device, spec);
+            ADD_FAILURE() << formatName(format) << " was refused by the device but made";
+        } catch (const InvalidArgumentError& error) {
+            const std::string message = error.what();
+            EXPECT_NE(message.find(formatName(format)), std::string::npos) << message;
+            EXPECT_NE(message.find("it offers"), std::string::npos) << message;
+        }
+        return;
+    }
+    GTEST_SKIP() << "the device makes every format tried";
+}
+
+}  // namespace vkdispatch

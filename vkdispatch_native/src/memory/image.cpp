@@ -68,6 +68,30 @@ constexpr VkPipelineStageFlags kAnyStage = VK_PIPELINE_STAGE_TRANSFER_BIT |
                                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
                                            VK_PIPELINE_STAGE_HOST_BIT;
 
+bool supported(Device& device, const ImageSpec& spec, VkFormat format) {
+    VkImageFormatProperties properties{};
+    return vkGetPhysicalDeviceImageFormatProperties(device.physical(), format,
+                                                    imageType(spec.view_type), spec.tiling,
+                                                    spec.usage, 0, &properties) == VK_SUCCESS;
+}
+
+// The formats of the table with the same component type (the name's suffix, e.g. "_SFLOAT")
+// that the device makes for `spec`'s use: what the error of an unsupported one offers instead.
+std::string alternatives(Device& device, const ImageSpec& spec) {
+    const std::string name = formatName(spec.format);
+    const std::string suffix = name.substr(name.rfind('_'));
+    std::string out;
+    for (const auto& info : kFormats) {
+        const std::string candidate = info.name;
+        if (candidate.size() < suffix.size() ||
+            candidate.compare(candidate.size() - suffix.size(), suffix.size(), suffix) != 0 ||
+            !supported(device, spec, info.format))
+            continue;
+        out += (out.empty() ? "" : ", ") + candidate;
+    }
+    return out.empty() ? "none of that component type" : out;
+}
+
 void checkSupported(Device& device, const ImageSpec& spec) {
     if (find(spec.format) == nullptr)
         throw InvalidArgumentError("format: " + formatName(spec.format) +
@@ -81,7 +105,8 @@ void checkSupported(Device& device, const ImageSpec& spec) {
                              " tiling and usage 0x" + std::to_string(spec.usage);
     if (result == VK_ERROR_FORMAT_NOT_SUPPORTED)
         throw InvalidArgumentError("format: device '" + device.info().device_name +
-                                   "' cannot make images of " + what);
+                                   "' cannot make images of " + what + "; it offers " +
+                                   alternatives(device, spec));
     VK_CHECK(result, "querying the image format properties of " + what);
     const VkExtent3D& e = spec.extent;
     const VkExtent3D& m = properties.maxExtent;
