@@ -73,7 +73,7 @@ test-python: setup
 
 # The same suite with the Vulkan validation layers on: any validation error fails a test.
 test-python-debug: setup
-	VKDISPATCH_REQUIRE_DEVICE=1 VKDISPATCH_DEBUG=1 $(VPY) -m pytest -q tests/device tests/lifecycle
+	VKDISPATCH_REQUIRE_DEVICE=1 VKDISPATCH_DEBUG=1 $(VPY) -m pytest -q tests/device tests/lifecycle tests/kp
 
 test-slow: setup
 	$(VPY) -m pytest -q -m slow tests

@@ -11,6 +11,7 @@ import weakref
 
 from kp import arguments
 from kp.operations import OpAlgoDispatch, OpBase, OpCopy, OpSyncDevice, OpSyncLocal
+from kp.shader import Shader
 
 WAIT_FOREVER = 2**64 - 1
 
@@ -122,7 +123,5 @@ class Sequence:
         if manager is None:
             raise RuntimeError("Sequence.record_algo_data: the sequence's kp.Manager is gone")
         if isinstance(spirv, str):
-            from kp.shader import Shader
-
             spirv = Shader.compile_source(spirv)
         return self.record(OpAlgoDispatch(manager.algorithm(tensors, spirv)))
