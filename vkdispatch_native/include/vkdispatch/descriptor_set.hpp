@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "vkdispatch/barrier_plan.hpp"
+#include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/handle.hpp"
 #include "vkdispatch/vk.hpp"
 
@@ -18,14 +19,19 @@ namespace vkdispatch {
 
 class Buffer;
 class ComputePlan;
+class ReplicatedImage;
+class Sampler;
 class DescriptorAllocator;
 class Context;
 
 class DescriptorSet {
 public:
-    /// What is bound to one binding; `buffer` is null until bindBuffer() is called for it.
+    /// What is bound to one binding: a buffer (bindBuffer) or an image and its sampler
+    /// (bindImage); all null until bound.
     struct BufferBinding {
         Buffer* buffer = nullptr;
+        ReplicatedImage* image = nullptr;
+        Sampler* sampler = nullptr;
         uint64_t offset = 0;
         uint64_t range = 0;  // resolved: never 0 once bound
         bool uniform = false;
@@ -50,6 +56,13 @@ public:
     /// A queue whose set may still be in use by the GPU gets a fresh set (the old one is retired).
     void bindBuffer(int binding, Buffer& buffer, uint64_t offset, uint64_t range, bool uniform,
                     bool read, bool write);
+
+    /// Points sampler binding `binding` at each queue's replica of `image`, sampled with
+    /// `sampler` (combined image sampler). Throws InvalidArgumentError naming the binding for a
+    /// binding the plan lacks or declares with another type, or objects of another context.
+    /// Both must outlive the set or be re-bound. Images need no barriers: shaders only read
+    /// them and their writes are framed submissions (see ReplicatedImage).
+    void bindImage(int binding, ReplicatedImage& image, Sampler& sampler);
 
     ComputePlan& plan() const noexcept { return m_plan; }
     /// The set to bind on queue `queue_index`; VK_NULL_HANDLE when the plan has no bindings.
@@ -78,6 +91,10 @@ private:
     void allocate(int queue_index);
     void retire(int queue_index) noexcept;
     void write(int queue_index, int binding);
+    // Writes `binding` on every queue (a fresh set for queues whose set pending work uses) and
+    // refreshes the buffer accesses.
+    void update(int binding);
+    void checkBindingType(int binding, BindingType given) const;
     void checkBinding(int binding, Buffer& buffer, uint64_t offset, uint64_t& range,
                       bool uniform) const;
 

@@ -40,6 +40,7 @@ namespace detail {
 inline void destroyBuffer(VkDevice d, VkBuffer h) { vkDestroyBuffer(d, h, nullptr); }
 inline void destroyImage(VkDevice d, VkImage h) { vkDestroyImage(d, h, nullptr); }
 inline void destroyImageView(VkDevice d, VkImageView h) { vkDestroyImageView(d, h, nullptr); }
+inline void destroySampler(VkDevice d, VkSampler h) { vkDestroySampler(d, h, nullptr); }
 inline void freeMemory(VkDevice d, VkDeviceMemory h) { vkFreeMemory(d, h, nullptr); }
 inline void destroySemaphore(VkDevice d, VkSemaphore h) { vkDestroySemaphore(d, h, nullptr); }
 inline void destroyCommandPool(VkDevice d, VkCommandPool h) { vkDestroyCommandPool(d, h, nullptr); }
@@ -64,6 +65,7 @@ inline void destroyDescriptorPool(VkDevice d, VkDescriptorPool h) {
 using UniqueBuffer = UniqueHandle<VkBuffer, VkDevice, detail::destroyBuffer>;
 using UniqueImage = UniqueHandle<VkImage, VkDevice, detail::destroyImage>;
 using UniqueImageView = UniqueHandle<VkImageView, VkDevice, detail::destroyImageView>;
+using UniqueSampler = UniqueHandle<VkSampler, VkDevice, detail::destroySampler>;
 using UniqueMemory = UniqueHandle<VkDeviceMemory, VkDevice, detail::freeMemory>;
 using UniqueSemaphore = UniqueHandle<VkSemaphore, VkDevice, detail::destroySemaphore>;
 using UniqueCommandPool = UniqueHandle<VkCommandPool, VkDevice, detail::destroyCommandPool>;

@@ -36,6 +36,7 @@ public:
     ReplicatedImage(const ReplicatedImage&) = delete;
     ReplicatedImage& operator=(const ReplicatedImage&) = delete;
 
+    Context& context() const noexcept { return m_context; }
     const ImageSpec& spec() const noexcept { return m_spec; }
     /// Bytes of the tightly packed texels of one replica.
     uint64_t byteSize() const noexcept { return m_replicas.front()->image->byteSize(); }
@@ -52,6 +53,7 @@ public:
 private:
     void checkSize(uint64_t size, const char* what) const;
 
+    Context& m_context;
     ImageSpec m_spec;
     std::vector<std::unique_ptr<Replica>> m_replicas;
 };

@@ -9,6 +9,8 @@
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/descriptor_allocator.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/replicated_image.hpp"
+#include "vkdispatch/sampler.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -65,23 +67,31 @@ void DescriptorSet::retire(int queue_index) noexcept {
 
 void DescriptorSet::write(int queue_index, int binding) {
     const BufferBinding& bound = m_bindings[binding];
-    VkDescriptorBufferInfo info{};
-    info.buffer = bound.buffer->replica(queue_index).storage.buffer.get();
-    info.offset = bound.offset;
-    info.range = bound.range;
     VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     write.dstSet = m_queues[queue_index]->set;
     write.dstBinding = static_cast<uint32_t>(binding);
     write.descriptorCount = 1;
-    write.descriptorType =
-        bound.uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    write.pBufferInfo = &info;
+    VkDescriptorBufferInfo buffer_info{};
+    VkDescriptorImageInfo image_info{};
+    if (bound.image != nullptr) {
+        image_info.sampler = bound.sampler->forQueue(queue_index);
+        image_info.imageView = bound.image->replica(queue_index).image->view();
+        image_info.imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+        write.pImageInfo = &image_info;
+    } else {
+        buffer_info.buffer = bound.buffer->replica(queue_index).storage.buffer.get();
+        buffer_info.offset = bound.offset;
+        buffer_info.range = bound.range;
+        write.descriptorType =
+            bound.uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        write.pBufferInfo = &buffer_info;
+    }
     vkUpdateDescriptorSets(m_context.deviceOfQueue(queue_index).handle(), 1, &write, 0,
                            nullptr);
 }
 
-void DescriptorSet::checkBinding(int binding, Buffer& buffer, uint64_t offset,
-                                 uint64_t& range, bool uniform) const {
+void DescriptorSet::checkBindingType(int binding, BindingType given) const {
     const auto& types = m_plan.bindings();
     const int count = static_cast<int>(types.size());
     if (binding < 0 || binding >= count)
@@ -90,11 +100,15 @@ void DescriptorSet::checkBinding(int binding, Buffer& buffer, uint64_t offset,
             (count == 0 ? std::string(" (it has none)")
                         : " (expected 0.." + std::to_string(count - 1) + ")"));
     const BindingType expected = types[binding];
-    const BindingType given = uniform ? BindingType::UniformBuffer : BindingType::StorageBuffer;
     if (expected != given)
         throw InvalidArgumentError(bindingLabel(binding, m_plan) + " expects a " +
                                    bindingTypeName(expected) + ", got a " + bindingTypeName(given));
+}
 
+void DescriptorSet::checkBinding(int binding, Buffer& buffer, uint64_t offset,
+                                 uint64_t& range, bool uniform) const {
+    checkBindingType(binding,
+                     uniform ? BindingType::UniformBuffer : BindingType::StorageBuffer);
     const Context& context = m_context;
     if (&buffer.context() != &context)
         throw InvalidArgumentError(bindingLabel(binding, m_plan) +
@@ -133,9 +147,32 @@ void DescriptorSet::checkBinding(int binding, Buffer& buffer, uint64_t offset,
 void DescriptorSet::bindBuffer(int binding, Buffer& buffer, uint64_t offset, uint64_t range,
                                bool uniform, bool read, bool write_access) {
     checkBinding(binding, buffer, offset, range, uniform);
-    m_bindings[binding] = {&buffer, offset, range, uniform, read, write_access};
-    m_version = ++g_last_version;
+    BufferBinding bound;
+    bound.buffer = &buffer;
+    bound.offset = offset;
+    bound.range = range;
+    bound.uniform = uniform;
+    bound.read = read;
+    bound.write = write_access;
+    m_bindings[binding] = bound;
+    update(binding);
+}
 
+void DescriptorSet::bindImage(int binding, ReplicatedImage& image, Sampler& sampler) {
+    checkBindingType(binding, BindingType::Sampler);
+    if (&image.context() != &m_context || &sampler.context() != &m_context)
+        throw InvalidArgumentError(bindingLabel(binding, m_plan) +
+                                   ": the image or its sampler belongs to another context");
+    BufferBinding bound;
+    bound.image = &image;
+    bound.sampler = &sampler;
+    bound.read = true;
+    m_bindings[binding] = bound;
+    update(binding);
+}
+
+void DescriptorSet::update(int binding) {
+    m_version = ++g_last_version;
     const Context& context = m_context;
     for (int q = 0; q < static_cast<int>(m_queues.size()); ++q) {
         PerQueue& slot = *m_queues[q];
@@ -144,21 +181,22 @@ void DescriptorSet::bindBuffer(int binding, Buffer& buffer, uint64_t offset, uin
             retire(q);
             allocate(q);
             for (int b = 0; b < static_cast<int>(m_bindings.size()); ++b)
-                if (b != binding && m_bindings[b].buffer != nullptr) write(q, b);
+                if (b != binding && (m_bindings[b].buffer != nullptr ||
+                                     m_bindings[b].image != nullptr))
+                    write(q, b);
         }
         write(q, binding);
     }
-
     m_accesses.clear();
-    for (const BufferBinding& bound : m_bindings)
-        if (bound.buffer != nullptr)
-            m_accesses.push_back({reinterpret_cast<uintptr_t>(bound.buffer), Stage::Compute,
-                                  bound.read, bound.write});
+    for (const BufferBinding& each : m_bindings)
+        if (each.buffer != nullptr)
+            m_accesses.push_back({reinterpret_cast<uintptr_t>(each.buffer), Stage::Compute,
+                                  each.read, each.write});
 }
 
 void DescriptorSet::checkComplete() const {
     for (size_t b = 0; b < m_bindings.size(); ++b)
-        if (m_bindings[b].buffer == nullptr)
+        if (m_bindings[b].buffer == nullptr && m_bindings[b].image == nullptr)
             throw InvalidArgumentError(bindingLabel(static_cast<int>(b), m_plan) + " (a " +
                                        bindingTypeName(m_plan.bindings()[b]) +
                                        ") was never bound");

@@ -7,6 +7,8 @@
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/context.hpp"
+#include "vkdispatch/replicated_image.hpp"
+#include "vkdispatch/sampler.hpp"
 #include "vkdispatch/descriptor_set.hpp"
 #include "vkdispatch/errors.hpp"
 
@@ -76,9 +78,14 @@ void DispatchCommand::record(VkCommandBuffer cb, RecordState& state,
 void DispatchCommand::markUsed(int queue_index, uint64_t value) noexcept {
     m_plan.markUsed(queue_index, value);
     m_set.markUsed(queue_index, value);
-    for (const DescriptorSet::BufferBinding& bound : m_set.bindings())
+    for (const DescriptorSet::BufferBinding& bound : m_set.bindings()) {
         if (bound.buffer != nullptr)
             detail::raiseTo(bound.buffer->replica(queue_index).last_use, value);
+        if (bound.image != nullptr) {
+            detail::raiseTo(bound.image->replica(queue_index).last_use, value);
+            bound.sampler->markUsed(queue_index, value);
+        }
+    }
 }
 
 }  // namespace vkdispatch

@@ -40,7 +40,8 @@ void runCopy(ReplicatedImage::Replica& r,
 
 }  // namespace
 
-ReplicatedImage::ReplicatedImage(Context& context, ImageSpec spec) : m_spec(spec) {
+ReplicatedImage::ReplicatedImage(Context& context, ImageSpec spec)
+    : m_context(context), m_spec(spec) {
     m_spec.usage |= VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                     VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     for (int q = 0; q < context.queueCount(); ++q) {
