@@ -1,4 +1,5 @@
-"""Shared fixtures: device selection, seeded RNGs, and debug-mode validation checking.
+"""Shared fixtures: device selection, seeded RNGs, a kp.Manager, and debug-mode validation
+checking.
 
 Set ``VKDISPATCH_DEBUG=1`` to run the suite with the Khronos validation layer: any validation
 error then raises inside the call that caused it, and any ERROR record of the ``vkdispatch``
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 from helpers import device_missing
 
+import kp
 import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, f32
@@ -67,6 +69,17 @@ def affine(context):
         x[i] = x[i] * k + b
 
     return affine
+
+
+@pytest.fixture
+def mgr():
+    """A Manager on Vulkan device 0 (lavapipe in CI), destroyed after the test."""
+    try:
+        manager = kp.Manager()
+    except RuntimeError as error:
+        device_missing(f"no Vulkan device for kp.Manager: {error}")
+    yield manager
+    manager.destroy()
 
 
 @pytest.fixture
