@@ -23,6 +23,7 @@ from vkdispatch.base.init import (get_backend, get_devices, initialize, is_cuda,
 from vkdispatch.base.log import (LogLevel, log, log_error, log_info, log_verbose, log_warning,
                                  set_log_level)
 from vkdispatch.base.rfft_buffer import RFFTBuffer, asrfftbuffer
+from vkdispatch.base.sampler import AddressMode, BorderColor, Filter, Sampler
 from vkdispatch.base.signal import Signal
 from vkdispatch.errors import BackendUnavailableError, ShaderBuildError
 from vkdispatch.execution_pipeline.buffer_copy import copy
@@ -54,7 +55,7 @@ __all__ = [
     "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
     "Buffer", "asbuffer", "from_cuda_array", "RFFTBuffer", "asrfftbuffer",
     "Image", "Image1D", "Image2D", "Image2DArray", "Image3D", "image_format", "image_type",
-    "image_view_type", "select_image_format",
+    "image_view_type", "select_image_format", "Sampler", "Filter", "AddressMode", "BorderColor",
     "ShaderBuildError", "__version__", "CommandGraph", "BufferBindInfo", "ImageBindInfo",
     "default_graph", "global_graph", "set_global_graph", "copy", "cuda_graph_capture",
     "get_cuda_capture", "CUDAGraphCapture", "shader", "ShaderFunction",

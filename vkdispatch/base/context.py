@@ -138,6 +138,10 @@ class Context:
         return self._module.NativeImage(self.native, view_type, format_value, width, height,
                                         depth, layers)
 
+    def create_native_sampler(self, *settings):
+        """A sampler on every device (used by :class:`~vkdispatch.Sampler`)."""
+        return self._module.NativeSampler(self.native, *settings)
+
     def refresh_limits_from_device_infos(self) -> None:
         """Recomputes the context-wide limits from ``device_infos``."""
         infos = self.device_infos

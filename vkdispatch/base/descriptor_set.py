@@ -1,9 +1,11 @@
-"""DescriptorSet: which buffers a ComputePlan's bindings point at (one set per queue)."""
+"""DescriptorSet: which buffers and sampled images a ComputePlan's bindings point at (one set
+per queue)."""
 from __future__ import annotations
 
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.compute_plan import ComputePlan
 from vkdispatch.base.handle import Handle
+from vkdispatch.base.sampler import Sampler
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["DescriptorSet"]
@@ -20,6 +22,7 @@ class DescriptorSet(Handle):
         self.context = compute_plan.context
         self._native = self.context.native_module.NativeDescriptorSet(compute_plan._native)
         self.buffers: dict[int, Buffer] = {}
+        self.samplers: dict[int, Sampler] = {}
         self._register(self.context.handles)
 
     def bind_buffer(self, buffer: Buffer, binding: int, offset: int = 0, range: int = 0,  # noqa: A002
@@ -36,8 +39,15 @@ class DescriptorSet(Handle):
 
     def bind_sampler(self, sampler, binding: int, read_access: bool = True,
                      write_access: bool = True) -> None:
-        """Binds an image sampler (images arrive with the images feature)."""
-        raise InvalidArgumentError("images and samplers are not supported by this build yet")
+        """Points sampler ``binding`` at ``sampler``'s image (shaders only read images, so the
+        access flags change nothing)."""
+        if not isinstance(sampler, Sampler):
+            raise InvalidTypeError(f"sampler must be a vd.Sampler (image.sample()), got "
+                                   f"{type(sampler).__name__}")
+        if sampler.destroyed or sampler.image.destroyed:
+            raise InvalidArgumentError("sampler (or its image) was destroyed and cannot be bound")
+        self._native.bind_image(binding, sampler.image._native, sampler._native)
+        self.samplers[binding] = sampler
 
     def _destroy(self) -> None:
         self._native.close()

@@ -17,6 +17,7 @@ import numpy as np
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.context import get_context
 from vkdispatch.base.handle import Handle
+from vkdispatch.base.sampler import AddressMode, BorderColor, Filter, Sampler
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["image_format", "image_type", "image_view_type", "select_image_format", "Image",
@@ -194,6 +195,21 @@ class Image(Handle):
                 f"an array of that shape, got shape {data.shape} ({data.dtype})")
         host = np.ascontiguousarray(data, dtype=dt.to_numpy_dtype(self.dtype))
         return host.reshape(-1).view(np.uint8)
+
+    def sample(self, mag_filter: Filter = Filter.LINEAR, min_filter: Filter = Filter.LINEAR,
+               mip_filter: Filter = Filter.LINEAR,
+               address_mode: AddressMode = AddressMode.CLAMP_TO_EDGE, mip_lod_bias: float = 0.0,
+               min_lod: float = 0.0, max_lod: float = 0.0,
+               border_color: BorderColor = BorderColor.FLOAT_OPAQUE_WHITE) -> Sampler:
+        """A new :class:`vkdispatch.Sampler` of this image (what a shader's image argument
+        takes)."""
+        self._check_usable()
+        return Sampler(self, mag_filter, min_filter, mip_filter, address_mode, mip_lod_bias,
+                       min_lod, max_lod, border_color)
+
+    def create_native_sampler_for(self, *settings):
+        """The native sampler of :class:`Sampler` (internal)."""
+        return self.context.create_native_sampler(*settings)
 
     def read(self, device_index: int = 0) -> np.ndarray:
         """Replica ``device_index`` as an array of ``array_shape``."""

@@ -9,6 +9,7 @@ from libcpp.vector cimport vector
 
 from c_device_info cimport array3
 from c_errors cimport raiseNativeError
+from c_image cimport ReplicatedImage, Sampler
 from c_runtime cimport Buffer, Context
 
 cdef extern from "vkdispatch/compute_plan.hpp" namespace "vkdispatch" nogil:
@@ -40,6 +41,8 @@ cdef extern from "vkdispatch/descriptor_set.hpp" namespace "vkdispatch" nogil:
         DescriptorSet(ComputePlan& plan) except +raiseNativeError
         void bindBuffer(int binding, Buffer& buffer, uint64_t offset, uint64_t range,
                         bool uniform, bool read, bool write) except +raiseNativeError
+        void bindImage(int binding, ReplicatedImage& image,
+                       Sampler& sampler) except +raiseNativeError
         @staticmethod
         int64_t liveCount() except +raiseNativeError
 

@@ -1,4 +1,5 @@
-# Images (included by wrapper.pyx): a NativeImage owns a ReplicatedImage of a context.
+# Images (included by wrapper.pyx, before the descriptor sets that bind them): a NativeImage
+# owns a ReplicatedImage of a context, a NativeSampler a Sampler.
 cimport c_image as ci
 
 
@@ -46,5 +47,32 @@ cdef class NativeImage:
 
     def close(self):
         """Frees the image now; its memory is released once the GPU stops using it."""
+        self.ptr.reset()
+        _check_validation()
+
+
+cdef class NativeSampler:
+    """How shaders sample images: a VkSampler on each device of a context."""
+    cdef NativeContext context
+    cdef unique_ptr[ci.Sampler] ptr
+    cdef object __weakref__
+
+    def __cinit__(self, NativeContext context, int mag_filter, int min_filter, int mip_mode,
+                  int address_mode, float mip_lod_bias, float min_lod, float max_lod,
+                  int border_color):
+        cdef rt.Context* native_ctx = _open_context(context, self)
+        self.context = context
+        self.ptr.reset(ci.makeSampler(native_ctx[0], mag_filter, min_filter, mip_mode,
+                                      address_mode, mip_lod_bias, min_lod, max_lod,
+                                      border_color))
+        _check_validation()
+
+    cdef int _check_open(self) except -1:
+        if not self.ptr or not self.context.ptr:
+            raise _class_for("runtime")("the sampler was closed")
+        return 0
+
+    def close(self):
+        """Frees the sampler once the GPU stops using it."""
         self.ptr.reset()
         _check_validation()

@@ -1,10 +1,11 @@
 #pragma once
-// ReplicatedImage in the shape Cython can declare: Vulkan's enums as ints. Only wrapper.pyx's
+// ReplicatedImage and Sampler in the shape Cython can declare: Vulkan's enums as ints. Only wrapper.pyx's
 // translation unit includes this header.
 #include <memory>
 
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/replicated_image.hpp"
+#include "vkdispatch/sampler.hpp"
 
 namespace vkdispatch::bindings {
 
@@ -16,6 +17,21 @@ inline ReplicatedImage* makeImage(Context& context, int view_type, int format, u
     spec.extent = {width, height, depth};
     spec.layers = layers;
     return new ReplicatedImage(context, spec);
+}
+
+inline Sampler* makeSampler(Context& context, int mag_filter, int min_filter, int mip_mode,
+                            int address_mode, float mip_lod_bias, float min_lod, float max_lod,
+                            int border_color) {
+    SamplerSpec spec;
+    spec.mag_filter = static_cast<VkFilter>(mag_filter);
+    spec.min_filter = static_cast<VkFilter>(min_filter);
+    spec.mip_mode = static_cast<VkSamplerMipmapMode>(mip_mode);
+    spec.address_mode = static_cast<VkSamplerAddressMode>(address_mode);
+    spec.mip_lod_bias = mip_lod_bias;
+    spec.min_lod = min_lod;
+    spec.max_lod = max_lod;
+    spec.border_color = static_cast<VkBorderColor>(border_color);
+    return new Sampler(context, spec);
 }
 
 }  // namespace vkdispatch::bindings

@@ -571,18 +571,23 @@ def live_descriptor_set_count():
     return cp.DescriptorSet.liveCount()
 
 
+include "image.pxi"
+
+
 cdef class NativeDescriptorSet:
     """The buffers one dispatch of a plan uses, one descriptor set per queue."""
     cdef NativeComputePlan plan
     cdef unique_ptr[cp.DescriptorSet] ptr
     cdef object __weakref__
     cdef dict bound  # binding -> NativeBuffer: keeps bound buffers alive as long as the set
+    cdef dict images  # binding -> (NativeImage, NativeSampler), kept alive likewise
 
     def __cinit__(self, NativeComputePlan plan):
         plan._check_open()
         _open_context(plan.context, self)
         self.plan = plan
         self.bound = {}
+        self.images = {}
         self.ptr.reset(new cp.DescriptorSet(plan.ptr.get()[0]))
         _check_validation()
 
@@ -597,6 +602,12 @@ cdef class NativeDescriptorSet:
             if binding != rebinding and not (<NativeBuffer>buffer).ptr:
                 raise _class_for("runtime")(
                     f"binding {binding} of '{self.plan.name}': the bound buffer was closed")
+        for binding, (image, sampler) in self.images.items():
+            if binding != rebinding and not ((<NativeImage>image).ptr and
+                                             (<NativeSampler>sampler).ptr):
+                raise _class_for("runtime")(
+                    f"binding {binding} of '{self.plan.name}': the bound image or sampler was "
+                    "closed")
         return 0
 
     def bind_buffer(self, int binding, NativeBuffer buffer, int64_t offset=0, int64_t range=0,
@@ -614,12 +625,25 @@ cdef class NativeDescriptorSet:
         self.ptr.get().bindBuffer(binding, buffer.ptr.get()[0], offset, range, uniform, read,
                                   write)
         self.bound[binding] = buffer
+        self.images.pop(binding, None)
+        _check_validation()
+
+    def bind_image(self, int binding, NativeImage image not None,
+                   NativeSampler sampler not None):
+        """Points sampler ``binding`` at ``image``, sampled with ``sampler``."""
+        self._check_open(binding)
+        image._check_open()
+        sampler._check_open()
+        self.ptr.get().bindImage(binding, image.ptr.get()[0], sampler.ptr.get()[0])
+        self.images[binding] = (image, sampler)
+        self.bound.pop(binding, None)
         _check_validation()
 
     def close(self):
         """Frees the sets once the GPU no longer uses them."""
         self.ptr.reset()
         self.bound.clear()
+        self.images.clear()
         _check_validation()
 
 
@@ -832,5 +856,4 @@ def raw_submit_wait_us(NativeContext ctx, int iterations, bint poll=False):
     return result
 
 
-include "image.pxi"
 include "kompute.pxi"

@@ -26,6 +26,10 @@ Sampler::Sampler(Context& context, const SamplerSpec& spec)
     info.maxLod = spec.max_lod;
     info.borderColor = spec.border_color;
     for (const auto& device : context.devices()) {
+        if (spec.address_mode == VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE &&
+            !device->mirrorClampToEdge())
+            throw InvalidArgumentError("address_mode: device '" + device->info().device_name +
+                                       "' does not offer MIRROR_CLAMP_TO_EDGE");
         VkSampler sampler = VK_NULL_HANDLE;
         VK_CHECK(vkCreateSampler(device->handle(), &info, nullptr, &sampler),
                  "creating a sampler on '" + device->info().device_name + "'");

@@ -1,0 +1,74 @@
+"""Samplers: how shaders sample an image (filters, address mode, level-of-detail range, border
+colour). ``image.sample(...)`` makes one; a shader's image argument takes it."""
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from vkdispatch.base.handle import Handle
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+
+__all__ = ["Filter", "AddressMode", "BorderColor", "Sampler"]
+
+
+class Filter(Enum):
+    NEAREST = 0
+    LINEAR = 1
+
+
+class AddressMode(Enum):
+    REPEAT = 0
+    MIRRORED_REPEAT = 1
+    CLAMP_TO_EDGE = 2
+    CLAMP_TO_BORDER = 3
+    MIRROR_CLAMP_TO_EDGE = 4
+
+
+class BorderColor(Enum):
+    FLOAT_TRANSPARENT_BLACK = 0
+    INT_TRANSPARENT_BLACK = 1
+    FLOAT_OPAQUE_BLACK = 2
+    INT_OPAQUE_BLACK = 3
+    FLOAT_OPAQUE_WHITE = 4
+    INT_OPAQUE_WHITE = 5
+
+
+def _member(enum: type[Enum], name: str, value: Any) -> Enum:
+    if not isinstance(value, enum):
+        raise InvalidTypeError(f"{name} must be a vd.{enum.__name__} member, got {value!r}")
+    return value
+
+
+class Sampler(Handle):
+    """Sampling settings of ``image``: ``min_filter`` and ``mag_filter`` (both honoured),
+    ``mip_filter``, one ``address_mode`` for every axis, the level-of-detail bias and range,
+    and the border colour of ``CLAMP_TO_BORDER``. Coordinates are normalized."""
+
+    def __init__(self, image, mag_filter: Filter = Filter.LINEAR,
+                 min_filter: Filter = Filter.LINEAR, mip_filter: Filter = Filter.LINEAR,
+                 address_mode: AddressMode = AddressMode.CLAMP_TO_EDGE,
+                 mip_lod_bias: float = 0.0, min_lod: float = 0.0, max_lod: float = 0.0,
+                 border_color: BorderColor = BorderColor.FLOAT_OPAQUE_WHITE) -> None:
+        if not hasattr(image, "create_native_sampler_for"):
+            raise InvalidTypeError(f"image must be a vd.Image, got {type(image).__name__}")
+        for name, value in (("mip_lod_bias", mip_lod_bias), ("min_lod", min_lod),
+                            ("max_lod", max_lod)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InvalidTypeError(f"{name} must be a number, got {value!r}")
+        if min_lod > max_lod:
+            raise InvalidArgumentError(f"min_lod ({min_lod}) must not exceed max_lod ({max_lod})")
+        settings = (_member(Filter, "mag_filter", mag_filter).value,
+                    _member(Filter, "min_filter", min_filter).value,
+                    _member(Filter, "mip_filter", mip_filter).value,
+                    _member(AddressMode, "address_mode", address_mode).value,
+                    float(mip_lod_bias), float(min_lod), float(max_lod),
+                    _member(BorderColor, "border_color", border_color).value)
+        self.image = image
+        self.mag_filter, self.min_filter, self.mip_filter = mag_filter, min_filter, mip_filter
+        self.address_mode, self.border_color = address_mode, border_color
+        self.context = image.context
+        self._native = image.create_native_sampler_for(*settings)
+        self._register(self.context.handles)
+
+    def _destroy(self) -> None:
+        self._native.close()
