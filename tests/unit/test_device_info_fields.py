@@ -38,6 +38,8 @@ RENAMED = {
 NATIVE_ONLY = {
     "storage_buffer_alignment": "read only by descriptor_set.cpp to check storage-buffer "
                                 "offsets; the reference DeviceInfo has no such field",
+    "sampler_mirror_clamp_to_edge": "read only by device.cpp (enabling the feature) and "
+                                    "sampler.cpp; the reference DeviceInfo has no such field",
 }
 
 SOURCE_NAMES = {

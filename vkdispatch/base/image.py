@@ -207,10 +207,6 @@ class Image(Handle):
         return Sampler(self, mag_filter, min_filter, mip_filter, address_mode, mip_lod_bias,
                        min_lod, max_lod, border_color)
 
-    def create_native_sampler_for(self, *settings):
-        """The native sampler of :class:`Sampler` (internal)."""
-        return self.context.create_native_sampler(*settings)
-
     def read(self, device_index: int = 0) -> np.ndarray:
         """Replica ``device_index`` as an array of ``array_shape``."""
         self._check_usable()

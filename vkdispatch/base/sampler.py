@@ -49,7 +49,9 @@ class Sampler(Handle):
                  address_mode: AddressMode = AddressMode.CLAMP_TO_EDGE,
                  mip_lod_bias: float = 0.0, min_lod: float = 0.0, max_lod: float = 0.0,
                  border_color: BorderColor = BorderColor.FLOAT_OPAQUE_WHITE) -> None:
-        if not hasattr(image, "create_native_sampler_for"):
+        from vkdispatch.base.image import Image  # here: image.py imports this module
+
+        if not isinstance(image, Image):
             raise InvalidTypeError(f"image must be a vd.Image, got {type(image).__name__}")
         for name, value in (("mip_lod_bias", mip_lod_bias), ("min_lod", min_lod),
                             ("max_lod", max_lod)):
@@ -67,7 +69,7 @@ class Sampler(Handle):
         self.mag_filter, self.min_filter, self.mip_filter = mag_filter, min_filter, mip_filter
         self.address_mode, self.border_color = address_mode, border_color
         self.context = image.context
-        self._native = image.create_native_sampler_for(*settings)
+        self._native = self.context.create_native_sampler(*settings)
         self._register(self.context.handles)
 
     def _destroy(self) -> None:

@@ -11,7 +11,6 @@ from c_errors cimport raiseNativeError
 cdef extern from "kompute_bridge.hpp" namespace "kp" nogil:
     cdef cppclass Memory:
         uint32_t size()
-        uint32_t dataTypeMemorySize()
         bool isInit()
         void destroy() except +raiseNativeError
         shared_ptr[void] sharedRawData() except +raiseNativeError

@@ -17,9 +17,6 @@ cdef class KpMemory:
     def size(self):
         return self.ptr.get().size()
 
-    def element_size(self):
-        return self.ptr.get().dataTypeMemorySize()
-
     def data_type(self):
         return kc.dataType(self.ptr.get()[0])
 

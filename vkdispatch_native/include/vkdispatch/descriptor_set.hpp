@@ -37,6 +37,8 @@ public:
         bool uniform = false;
         bool read = false;
         bool write = false;
+
+        bool bound() const noexcept { return buffer != nullptr || image != nullptr; }
     };
 
     /// Allocates a set per queue for `plan`. The plan must outlive every use of the set; the

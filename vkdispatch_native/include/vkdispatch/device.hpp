@@ -39,7 +39,9 @@ public:
     MemoryPool& memoryPool() noexcept { return *m_memory_pool; }
     /// Whether samplers may use VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE (a Vulkan 1.2
     /// feature, enabled where the device has it; not known of adopted devices: false).
-    bool mirrorClampToEdge() const noexcept { return m_mirror_clamp_to_edge; }
+    bool mirrorClampToEdge() const noexcept {
+        return m_owned && m_info.sampler_mirror_clamp_to_edge;
+    }
     DescriptorPools& descriptorPools() noexcept { return *m_descriptor_pools; }
 
 private:
@@ -49,7 +51,6 @@ private:
                       const std::vector<uint32_t>& hardware, int first_queue_index);
 
     bool m_owned = true;
-    bool m_mirror_clamp_to_edge = false;
     DeviceInfo m_info;
     VkPhysicalDevice m_physical;
     VkPhysicalDeviceMemoryProperties m_memory{};

@@ -41,6 +41,7 @@ struct DeviceInfo {
     bool uniform_and_storage_buffer_16_bit_access = false;
     bool storage_push_constant_16 = false;
     bool storage_input_output_16 = false;
+    bool sampler_mirror_clamp_to_edge = false;
 
     std::array<uint32_t, 3> max_workgroup_size{};
     uint32_t max_workgroup_invocations = 0;

@@ -181,9 +181,7 @@ void DescriptorSet::update(int binding) {
             retire(q);
             allocate(q);
             for (int b = 0; b < static_cast<int>(m_bindings.size()); ++b)
-                if (b != binding && (m_bindings[b].buffer != nullptr ||
-                                     m_bindings[b].image != nullptr))
-                    write(q, b);
+                if (b != binding && m_bindings[b].bound()) write(q, b);
         }
         write(q, binding);
     }
@@ -196,7 +194,7 @@ void DescriptorSet::update(int binding) {
 
 void DescriptorSet::checkComplete() const {
     for (size_t b = 0; b < m_bindings.size(); ++b)
-        if (m_bindings[b].buffer == nullptr && m_bindings[b].image == nullptr)
+        if (!m_bindings[b].bound())
             throw InvalidArgumentError(bindingLabel(static_cast<int>(b), m_plan) + " (a " +
                                        bindingTypeName(m_plan.bindings()[b]) +
                                        ") was never bound");

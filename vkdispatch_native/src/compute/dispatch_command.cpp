@@ -7,10 +7,10 @@
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/context.hpp"
-#include "vkdispatch/replicated_image.hpp"
-#include "vkdispatch/sampler.hpp"
 #include "vkdispatch/descriptor_set.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/replicated_image.hpp"
+#include "vkdispatch/sampler.hpp"
 
 namespace vkdispatch {
 

@@ -24,14 +24,6 @@ std::vector<std::string> availableExtensions(VkPhysicalDevice device) {
     return names;
 }
 
-bool supportsMirrorClampToEdge(VkPhysicalDevice device) {
-    VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    features.pNext = &v12;
-    vkGetPhysicalDeviceFeatures2(device, &features);
-    return v12.samplerMirrorClampToEdge == VK_TRUE;
-}
-
 bool contains(const std::vector<std::string>& names, const char* name) {
     for (const auto& n : names)
         if (n == name) return true;
@@ -84,7 +76,7 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
     v12.timelineSemaphore = VK_TRUE;
     v12.scalarBlockLayout = VK_TRUE;
     v12.shaderFloat16 = m_info.float_16_support;
-    v12.samplerMirrorClampToEdge = m_mirror_clamp_to_edge = supportsMirrorClampToEdge(m_physical);
+    v12.samplerMirrorClampToEdge = m_info.sampler_mirror_clamp_to_edge;
     VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     v11.pNext = &v12;
     v11.storageBuffer16BitAccess = m_info.storage_buffer_16_bit_access;

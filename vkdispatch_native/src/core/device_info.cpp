@@ -88,6 +88,7 @@ void readFeatures(VkPhysicalDevice device, DeviceInfo& info) {
     info.storage_input_output_16 = v11.storageInputOutput16;
     info.scalar_block_layout = v12.scalarBlockLayout;
     info.timeline_semaphores = v12.timelineSemaphore;
+    info.sampler_mirror_clamp_to_edge = v12.samplerMirrorClampToEdge;
     info.shader_buffer_float32_atomics = atomic_float.shaderBufferFloat32Atomics;
     info.shader_buffer_float32_atomic_add = atomic_float.shaderBufferFloat32AtomicAdd;
 }

@@ -87,10 +87,11 @@ Manager::Manager(std::shared_ptr<vk::Instance> instance,
     auto runtime = std::make_shared<detail::Runtime>();
     runtime->instance = std::make_unique<vkdispatch::Instance>(VkInstance(*instance));
     const auto& devices = runtime->instance->devices();
-    int index = -1;
-    for (int i = 0; i < static_cast<int>(devices.size()); ++i)
-        if (runtime->instance->physicalDevice(i) == VkPhysicalDevice(*physical_device)) index = i;
-    if (index < 0)
+    int index = 0;
+    while (index < static_cast<int>(devices.size()) &&
+           runtime->instance->physicalDevice(index) != VkPhysicalDevice(*physical_device))
+        ++index;
+    if (index == static_cast<int>(devices.size()))
         throw std::runtime_error("Kompute Manager was given a physical device that is not one of "
                                  "the instance's");
     std::vector<int> families = queueFamilies(devices[index], {});
