@@ -3,6 +3,7 @@ numpy model: nearest and linear filters, every address mode, non-square images w
 last numpy axis."""
 from __future__ import annotations
 
+import image_model
 import numpy as np
 import pytest
 
@@ -22,40 +23,10 @@ void main() { uint i = gl_GlobalInvocationID.x; o[i] = texture(tex, coords[i]).r
 SAMPLER, STORAGE = 5, 1
 
 
-def address(index: np.ndarray, size: int, mode: vd.AddressMode) -> np.ndarray:
-    """Texel index after the address mode (CLAMP_TO_BORDER: -1 marks the border)."""
-    if mode is vd.AddressMode.REPEAT:
-        return np.mod(index, size)
-    if mode is vd.AddressMode.MIRRORED_REPEAT:
-        period = np.mod(index, 2 * size)
-        return np.where(period < size, period, 2 * size - 1 - period)
-    if mode is vd.AddressMode.CLAMP_TO_BORDER:
-        return np.where((index < 0) | (index >= size), -1, index)
-    if mode is vd.AddressMode.MIRROR_CLAMP_TO_EDGE:
-        return np.clip(np.where(index < 0, -index - 1, index), 0, size - 1)
-    return np.clip(index, 0, size - 1)
-
-
-def fetch(image: np.ndarray, x, y, mode, border: float) -> np.ndarray:
+def model(image: np.ndarray, uv: np.ndarray, filter_: vd.Filter, mode):
+    """What texture() returns (red) at normalized ``uv`` (u along the last axis)."""
     rows, cols = image.shape
-    xs, ys = address(x, cols, mode), address(y, rows, mode)
-    inside = (xs >= 0) & (ys >= 0)
-    return np.where(inside, image[np.maximum(ys, 0), np.maximum(xs, 0)], border)
-
-
-def model(image: np.ndarray, uv: np.ndarray, filter_: vd.Filter, mode, border=1.0):
-    """What texture() returns at normalized ``uv`` (u along the last axis)."""
-    rows, cols = image.shape
-    u, v = uv[:, 0] * cols, uv[:, 1] * rows
-    if filter_ is vd.Filter.NEAREST:
-        return fetch(image, np.floor(u).astype(int), np.floor(v).astype(int), mode, border)
-    x, y = u - 0.5, v - 0.5
-    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
-    fx, fy = x - x0, y - y0
-    return ((1 - fx) * (1 - fy) * fetch(image, x0, y0, mode, border)
-            + fx * (1 - fy) * fetch(image, x0 + 1, y0, mode, border)
-            + (1 - fx) * fy * fetch(image, x0, y0 + 1, mode, border)
-            + fx * fy * fetch(image, x0 + 1, y0 + 1, mode, border))
+    return image_model.sample(image, uv * [cols, rows] - 0.5, filter_, mode)[:, 0]
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from codegen_helpers import LOCAL_SIZE, assert_compiles, trace
 from vkdispatch.base import dtype as dt
-from vkdispatch.codegen.abbreviations import (Buff, Const, Img2, Var, c64, f32, i32, iv2, m2,
-                                              u32, v2, v3)
+from vkdispatch.codegen.abbreviations import (Buff, Const, Img2, Img2Array, Var, c64, f32, f64,
+                                              i16, i32, iv2, m2, u32, v2, v3)
 from vkdispatch.errors import InvalidStateError, VkDispatchError
 
 
@@ -391,3 +391,13 @@ def test_a_value_escaping_a_decorated_shader_names_that_shader():
 
 def test_sampling_a_2d_image_with_a_scalar_raises():
     raises(TypeError, "needs 2 coordinates", lambda t, f: t.sample(f), Img2[f32], Const[f32])
+
+
+def test_layered_images_need_a_layer_coordinate():
+    raises(TypeError, "needs 2 coordinates and a layer",
+           lambda t, c: t.fetch(c), Img2Array[f32], Const[v2])
+
+
+@pytest.mark.parametrize("texel", [f64, c64, i16, m2])
+def test_images_of_other_texel_types_are_refused(texel):
+    raises(TypeError, "images hold f32, i32 or u32 texels", lambda t: None, Img2[texel])

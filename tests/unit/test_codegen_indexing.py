@@ -7,8 +7,8 @@ import pytest
 import vkdispatch.codegen as vc
 from codegen_helpers import assert_compiles, assert_glsl_type, main_body, trace
 from vkdispatch.base import dtype as dt
-from vkdispatch.codegen.abbreviations import (Buff, Const, Img1, Img2, Img3, c64, f32, i32,
-                                              iv4, m3, u32, uv2, v2, v3, v4)
+from vkdispatch.codegen.abbreviations import (Buff, Const, Img1, Img2, Img2Array, Img3, c64, f32,
+                                              i32, iv2, iv3, iv4, m3, u32, uv2, uv4, v2, v3, v4)
 
 
 def test_buffer_index_by_int_numpy_int_and_integer_values():
@@ -154,7 +154,7 @@ def test_image_sampling_of_each_dimension():
     assert s2.name == ("texture(tex2, ((vec2(UBO.var0.x, UBO.var0.y) + 0.5) / "
                        "vec2(textureSize(tex2, 0))))")
     assert "vec3(UBO.var1.x, UBO.var1.y, UBO.var1.z)" in s3.name
-    assert lod.name.endswith(", 1.5f)")
+    assert lod.name.startswith("textureLod(tex2, ") and lod.name.endswith(", 1.5f)")
     assert all(s.var_type is dt.vec4 for s in (s1, s2, s3, lod))
     header = description.make_source(64, 1, 1)
     assert "layout(set = 0, binding = 2) uniform sampler1D tex1;" in header
@@ -162,6 +162,41 @@ def test_image_sampling_of_each_dimension():
     assert description.binding_type_list == [3, 1, 5, 5, 5]
     for sample in (s1, s2, s3, lod):
         assert_glsl_type(description, sample)
+
+
+def test_layered_and_integer_images_declare_their_sampler_types():
+    def body(out, layers, ints, uints, c3, c2):
+        return [layers.sample(c3), ints.sample(c2), uints.fetch(c2), layers.fetch(c3, 0),
+                layers.size(), ints.size(1), uints.size()]
+
+    description, (layer, ints, fetched, layer_texel, *sizes) = trace(
+        body, Buff[v4], Img2Array[f32], Img2[iv4], Img2[u32], Const[v3], Const[iv2])
+    header = description.make_source(64, 1, 1)
+    for declaration in ("uniform sampler2DArray tex1;", "uniform isampler2D tex2;",
+                        "uniform usampler2D tex3;"):
+        assert declaration in header
+    # Layers are not normalized: only x and y are divided by the extent.
+    assert layer.name == ("texture(tex1, vec3(((vec2(UBO.var0.x, UBO.var0.y) + 0.5) / "
+                          "vec2(textureSize(tex1, 0).xy)), UBO.var0.z))")
+    assert fetched.name == "texelFetch(tex3, ivec2(int(UBO.var1.x), int(UBO.var1.y)), int(0))"
+    assert [layer.var_type, ints.var_type, fetched.var_type, layer_texel.var_type] == [
+        dt.vec4, dt.ivec4, dt.uvec4, dt.vec4]
+    assert [s.var_type for s in sizes] == [dt.ivec3, dt.ivec2, dt.ivec2]
+    for expression in (layer, ints, fetched, layer_texel, *sizes):
+        assert_glsl_type(description, expression)
+    assert description.binding_access[2:] == [(True, False)] * 3  # after the UBO and out
+
+
+def test_one_dimensional_images_take_the_first_component():
+    def body(out, tex, c):
+        return [tex.sample(c), tex.fetch(c), tex.size()]
+
+    description, (sampled, fetched, size) = trace(body, Buff[v4], Img1[f32], Const[v3])
+    assert sampled.name == "texture(tex1, ((UBO.var0.x + 0.5) / textureSize(tex1, 0)))"
+    assert fetched.name == "texelFetch(tex1, int(UBO.var0.x), int(0))"
+    assert size.var_type is dt.int32
+    for expression in (sampled, fetched, size):
+        assert_glsl_type(description, expression)
 
 
 def test_sampling_marks_the_image_read():

@@ -1,12 +1,15 @@
-"""DescriptorSetCache: a graph's descriptor sets, reused when the same buffers are bound.
+"""DescriptorSetCache: a graph's descriptor sets, reused when the same buffers (and samplers)
+are bound.
 
-Entries hold the bound buffers weakly: when a buffer is garbage collected every set bound to it
-is forgotten, so the cache never keeps user memory alive and a recycled ``id()`` never finds a
+Entries hold the bound buffers and samplers weakly: when one is garbage collected every set
+bound to it is forgotten, so the cache never keeps user memory alive and a recycled ``id()`` never finds a
 set of a dead buffer. A forgotten set is freed once no command list refers to it any more.
 """
 from __future__ import annotations
 
 import weakref
+
+from vkdispatch.base.sampler import Sampler
 
 __all__ = ["DescriptorSetCache", "CachedDescriptorSet"]
 
@@ -37,7 +40,7 @@ class DescriptorSetCache:
                bindings: tuple, buffers: tuple):
         """The set of ``plan`` binding ``uniform_size`` bytes of ``uniform_buffer`` from
         ``uniform_offset`` (none when 0) and ``buffers[i]`` at ``bindings[i] = (binding, read,
-        write)``; made and bound on the first lookup."""
+        write)`` (a :class:`Sampler` binds its image); made and bound on the first lookup."""
         key = (plan, uniform_offset, uniform_size, bindings, tuple(map(id, buffers)))
         entry = self._sets.get(key)
         if entry is not None:
@@ -51,8 +54,11 @@ class DescriptorSetCache:
         if uniform_size:
             native.bind_buffer(0, uniform_buffer._native, uniform_offset, uniform_size, True,
                                True, False)
-        for (binding, read, write), buffer in zip(bindings, buffers):
-            native.bind_buffer(binding, buffer._native, 0, 0, False, read, write)
+        for (binding, read, write), resource in zip(bindings, buffers):
+            if type(resource) is Sampler:
+                native.bind_image(binding, resource.image._native, resource._native)
+            else:
+                native.bind_buffer(binding, resource._native, 0, 0, False, read, write)
         sets = self._sets
         if len(sets) >= self._limit:
             sets.pop(next(iter(sets)), None)  # the oldest; a recording using it keeps it alive

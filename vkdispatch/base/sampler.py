@@ -59,12 +59,19 @@ class Sampler(Handle):
                 raise InvalidTypeError(f"{name} must be a number, got {value!r}")
         if min_lod > max_lod:
             raise InvalidArgumentError(f"min_lod ({min_lod}) must not exceed max_lod ({max_lod})")
-        settings = (_member(Filter, "mag_filter", mag_filter).value,
+        settings = [_member(Filter, "mag_filter", mag_filter).value,
                     _member(Filter, "min_filter", min_filter).value,
                     _member(Filter, "mip_filter", mip_filter).value,
                     _member(AddressMode, "address_mode", address_mode).value,
                     float(mip_lod_bias), float(min_lod), float(max_lod),
-                    _member(BorderColor, "border_color", border_color).value)
+                    _member(BorderColor, "border_color", border_color).value]
+        if not image._native.filters_linearly:
+            if Filter.LINEAR in (mag_filter, min_filter):
+                raise InvalidArgumentError(
+                    f"the device cannot filter {image.format.name} images linearly (integer "
+                    "texels); sample with mag_filter=vd.Filter.NEAREST, "
+                    "min_filter=vd.Filter.NEAREST")
+            settings[2] = Filter.NEAREST.value  # the same with one mip level, and allowed
         self.image = image
         self.mag_filter, self.min_filter, self.mip_filter = mag_filter, min_filter, mip_filter
         self.address_mode, self.border_color = address_mode, border_color

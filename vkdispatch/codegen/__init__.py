@@ -4,8 +4,8 @@ Pure Python: nothing here touches Vulkan, so shaders can be traced and printed w
 """
 from vkdispatch.codegen.abbreviations import *  # noqa: F401,F403
 from vkdispatch.codegen.abbreviations import __all__ as _abbreviations
-from vkdispatch.codegen.arguments import (Buffer, Constant, Image1D, Image2D, Image3D, Variable,
-                                          _ArgType)
+from vkdispatch.codegen.arguments import (Buffer, Constant, Image1D, Image2D, Image2DArray,
+                                          Image3D, Variable, _ArgType)
 from vkdispatch.codegen.builder import (BindingType, ShaderArgumentInfo, ShaderArgumentType,
                                         ShaderBinding, ShaderBuilder, ShaderDescription,
                                         ShaderFlags, StructElement)
@@ -29,7 +29,7 @@ from vkdispatch.codegen.variables import ShaderVariable
 
 __all__ = (list(_abbreviations) + list(_builtins) + list(_control_flow) + list(_math)
            + list(_registers) + [
-               "Buffer", "Constant", "Variable", "Image1D", "Image2D", "Image3D",
+               "Buffer", "Constant", "Variable", "Image1D", "Image2D", "Image3D", "Image2DArray",
                "BindingType", "ShaderArgumentInfo", "ShaderArgumentType", "ShaderBinding",
                "ShaderBuilder", "ShaderDescription", "ShaderFlags", "StructElement",
                "get_builder", "set_builder", "set_shader_print_line_numbers",

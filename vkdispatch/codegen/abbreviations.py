@@ -1,10 +1,11 @@
 """Short names for shader annotations and dtypes: ``from vkdispatch.codegen.abbreviations
-import *`` brings ``Buff``, ``Const``, ``Var``, ``Img1..3`` and ``f32``, ``v2``, ``iv3``, ..."""
+import *`` brings ``Buff``, ``Const``, ``Var``, ``Img1..3``, ``Img2Array`` and ``f32``, ``v2``, ``iv3``, ..."""
 from vkdispatch.base import dtype as _dt
 from vkdispatch.codegen.arguments import Buffer as Buff
 from vkdispatch.codegen.arguments import Constant as Const
 from vkdispatch.codegen.arguments import Image1D as Img1
 from vkdispatch.codegen.arguments import Image2D as Img2
+from vkdispatch.codegen.arguments import Image2DArray as Img2Array
 from vkdispatch.codegen.arguments import Image3D as Img3
 from vkdispatch.codegen.arguments import Variable as Var
 
@@ -20,7 +21,7 @@ uhv2, uhv3, uhv4 = _dt.uhvec2, _dt.uhvec3, _dt.uhvec4
 uv2, uv3, uv4 = _dt.uvec2, _dt.uvec3, _dt.uvec4
 m2, m3, m4 = _dt.mat2, _dt.mat3, _dt.mat4
 
-__all__ = ["Const", "Var", "Buff", "Img1", "Img2", "Img3",
+__all__ = ["Const", "Var", "Buff", "Img1", "Img2", "Img3", "Img2Array",
            "f16", "f32", "f64", "i16", "u16", "i32", "u32", "i64", "u64", "c32", "c64", "c128",
            "hv2", "hv3", "hv4", "v2", "v3", "v4", "dv2", "dv3", "dv4",
            "ihv2", "ihv3", "ihv4", "iv2", "iv3", "iv4", "uhv2", "uhv3", "uhv4",

@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 from vkdispatch.base import dtype as dt
 from vkdispatch.codegen.builder import (BindingType, ShaderArgumentInfo, ShaderArgumentType,
                                         ShaderBuilder)
+from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.codegen.resources import BufferVariable, ImageVariable, bound_variable
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
@@ -31,30 +32,38 @@ class Buffer(Generic[_ArgType]):
 
 
 class Image1D(Generic[_ArgType]):
-    """``Img1[T]``: a 1-D sampled image (a ``vd.Sampler`` at call time)."""
+    """``Img1[T]``: a 1-D sampled image (a ``vd.Sampler`` at call time). ``T`` (f32, i32 or
+    u32, or a vector of them) is the component type sampling returns: it must match the
+    image's dtype."""
 
     dimensions = 1
+    arrayed = False
 
 
 class Image2D(Generic[_ArgType]):
     """``Img2[T]``: a 2-D sampled image."""
 
     dimensions = 2
+    arrayed = False
 
 
 class Image3D(Generic[_ArgType]):
     """``Img3[T]``: a 3-D sampled image."""
 
     dimensions = 3
+    arrayed = False
 
 
 class Image2DArray(Generic[_ArgType]):
-    """A layered 2-D sampled image."""
+    """``Img2Array[T]``: layers of 2-D images (a ``vd.Image2DArray``'s sampler); coordinates
+    are (x, y, layer)."""
 
     dimensions = 2
+    arrayed = True
 
 
 _IMAGES = (Image1D, Image2D, Image3D, Image2DArray)
+_SAMPLED_SCALARS = (dt.float32, dt.int32, dt.uint32)
 
 
 def _is_dtype(value: Any) -> bool:
@@ -98,11 +107,15 @@ def annotation_kind(name: str, annotation: Any) -> tuple[ShaderArgumentType, Any
         raise InvalidArgumentError(f"Argument '{name}': {origin.__name__}[...] takes exactly one "
                                    f"type, got {len(args)}")
     element = args[0]
-    if origin in _IMAGES:
-        return ShaderArgumentType.IMAGE, origin
     if not _is_dtype(element):
         raise InvalidTypeError(f"Argument '{name}': {origin.__name__}[{element!r}] needs a "
                                "vkdispatch dtype such as f32")
+    if origin in _IMAGES:
+        if not (dt.is_scalar(element) or dt.is_vector(element)) or \
+                scalar_of(element) not in _SAMPLED_SCALARS:
+            raise InvalidTypeError(f"Argument '{name}': {origin.__name__}[{element.name}]: images "
+                                   "hold f32, i32 or u32 texels; annotate with one of those")
+        return ShaderArgumentType.IMAGE, origin
     kinds = {Buffer: ShaderArgumentType.BUFFER, Constant: ShaderArgumentType.CONSTANT,
              Variable: ShaderArgumentType.VARIABLE}
     if origin not in kinds:
@@ -119,8 +132,11 @@ def _declare_one(builder: ShaderBuilder, name: str, annotation: Any, default: An
         info.shader_name, info.shader_shape_name, info.binding = (
             f"buf{index}.data", f"buf{index}_shape", index)
     elif kind == ShaderArgumentType.IMAGE:
-        index = builder.add_binding(None, BindingType.SAMPLER, element.dimensions)
-        variable = ImageVariable(f"tex{index}", index, element.dimensions)
+        scalar = scalar_of(typing.get_args(annotation)[0])
+        index = builder.add_binding(scalar, BindingType.SAMPLER, element.dimensions,
+                                    element.arrayed)
+        variable = ImageVariable(f"tex{index}", index, element.dimensions, element.arrayed,
+                                 scalar)
         info.shader_name, info.binding = f"tex{index}", index
     elif kind == ShaderArgumentType.CONSTANT_DATACLASS:
         fields = {}

@@ -49,12 +49,14 @@ class StructElement:
 
 @dataclasses.dataclass
 class ShaderBinding:
-    """A storage buffer or sampler binding (binding slot = position + resource base)."""
+    """A storage buffer or sampler binding (binding slot = position + resource base). For a
+    sampler, ``dtype`` is the scalar sampling returns and ``arrayed`` marks a layered image."""
 
     dtype: Any
     name: str
     dimension: int
     binding_type: BindingType
+    arrayed: bool = False
 
 
 @dataclasses.dataclass
@@ -194,13 +196,15 @@ class ShaderBuilder:
         self.pc_fields.append(StructElement(name, var_type, count))
         return name
 
-    def add_binding(self, var_type, binding_type: BindingType, dimension: int = 0) -> int:
+    def add_binding(self, var_type, binding_type: BindingType, dimension: int = 0,
+                    arrayed: bool = False) -> int:
         """Declares a buffer or sampler; returns its index among the bindings."""
         index = len(self.bindings)
         prefix = "buf" if binding_type == BindingType.STORAGE_BUFFER else "tex"
         if var_type is not None:
             self.use_type(var_type)
-        self.bindings.append(ShaderBinding(var_type, f"{prefix}{index}", dimension, binding_type))
+        self.bindings.append(ShaderBinding(var_type, f"{prefix}{index}", dimension, binding_type,
+                                           arrayed))
         self.binding_access.append([False, False])
         return index
 

@@ -33,6 +33,13 @@ def _component_scalar(var_type):
     return var_type.scalar or var_type
 
 
+def _sampler_type(binding) -> str:
+    """``sampler2D``, ``usampler3D``, ``isampler2DArray``...: the component type prefixes it
+    (Vulkan requires it to match the image format's), ``Array`` marks a layered image."""
+    prefix = {"int": "i", "uint": "u"}.get(binding.dtype.glsl_type, "")
+    return f"{prefix}sampler{binding.dimension}D{'Array' if binding.arrayed else ''}"
+
+
 class CodeGenBackend:
     """A target language for traced shaders: subclasses print a description as source."""
 
@@ -88,7 +95,7 @@ class GLSLBackend(CodeGenBackend):
                              f"{{ {binding.dtype.glsl_type} data[]; }} {binding.name};")
             else:
                 lines.append(f"layout(set = 0, binding = {slot}) uniform "
-                             f"sampler{binding.dimension}D {binding.name};")
+                             f"{_sampler_type(binding)} {binding.name};")
         if description.pc_structure:
             lines.append("")
             lines.append("layout(push_constant, scalar) uniform PushConstant {")

@@ -59,35 +59,86 @@ class BufferVariable(ShaderVariable):
 
 
 class ImageVariable(ShaderVariable):
-    """A sampled image argument (``Img1/2/3``); ``sample()`` reads it."""
+    """A sampled image argument (``Img1/2/3``, ``Img2Array``): ``sample()`` filters it at
+    texel coordinates, ``fetch()`` reads one texel, ``size()`` gives its extent in texels.
+
+    Coordinates are (x, y, z) in texels, x along the last numpy axis of the image's data;
+    a layered image takes (x, y, layer).
+    """
 
     is_value = False
     kind_name = "image"
 
-    def __init__(self, name: str, binding: int, dimensions: int):
-        super().__init__(dt.vec4, name, lexical=True)
+    def __init__(self, name: str, binding: int, dimensions: int, arrayed: bool = False,
+                 scalar=dt.float32):
+        super().__init__(dt.to_vector(scalar, 4), name, lexical=True)
         object.__setattr__(self, "binding", binding)
         object.__setattr__(self, "dimensions", dimensions)
+        object.__setattr__(self, "arrayed", arrayed)
+
+    @property
+    def _coordinate_count(self) -> int:
+        return self.dimensions + self.arrayed
+
+    def _components(self, coord, what: str) -> list[str]:
+        """The texts of the first coordinate components of ``coord``; raises naming ``what``
+        when it has too few."""
+        coord = as_variable(coord, "coord")
+        needed = self._coordinate_count
+        if dt.is_scalar(coord.var_type):
+            components = [coord.name]
+        else:
+            components = [f"{coord.name}.{c}" for c in _COMPONENTS[:coord.var_type.child_count]]
+        if len(components) < needed or not (dt.is_scalar(coord.var_type) or
+                                            dt.is_vector(coord.var_type)):
+            layer = " and a layer" if self.arrayed else ""
+            raise InvalidTypeError(f"{what} the {self.dimensions}-D image '{self.name}' needs "
+                                   f"{self.dimensions} coordinates{layer}, got '{coord.name}' "
+                                   f"of type {coord.var_type.name}")
+        builder_for(self, coord).mark_access(self.binding, read=True)
+        return components[:needed]
+
+    def _vector(self, kind: str, parts: list[str]) -> str:
+        return parts[0] if len(parts) == 1 else f"{kind}{len(parts)}({', '.join(parts)})"
 
     def sample(self, coord, lod=None) -> ShaderVariable:
-        """Samples at texel coordinates ``coord`` (``texture()`` of the centre of the texel);
-        ``lod`` is passed as the level-of-detail bias. Returns a vec4."""
-        coord = as_variable(coord, "coord")
-        components = 1 if dt.is_scalar(coord.var_type) else coord.var_type.child_count
-        if self.dimensions > 1 and components < self.dimensions:
-            raise InvalidTypeError(f"sampling the {self.dimensions}-D image '{self.name}' needs "
-                                   f"{self.dimensions} coordinates, got '{coord.name}' of type "
-                                   f"{coord.var_type.name}")
-        builder = builder_for(self, coord)
-        builder.mark_access(self.binding, read=True)
-        if self.dimensions == 1:
-            uv = f"(({coord.name} + 0.5) / textureSize({self.name}, 0))"
+        """Samples with the image's sampler at texel coordinates ``coord`` (the centre of
+        texel i is i, so ``texture()`` gets (coord + 0.5) / size). ``lod``: the mip level to
+        read (``textureLod``); none reads level 0. Returns a 4-vector of the image's
+        component type."""
+        parts = self._components(coord, "sampling")
+        dims = self.dimensions
+        size = f"textureSize({self.name}, 0)"
+        if dims == 1 and not self.arrayed:
+            uv = f"(({parts[0]} + 0.5) / {size})"
         else:
-            vector = f"vec{self.dimensions}"
-            parts = ", ".join(f"{coord.name}.{c}" for c in _COMPONENTS[: self.dimensions])
-            uv = f"(({vector}({parts}) + 0.5) / {vector}(textureSize({self.name}, 0)))"
-        lod_text = "" if lod is None else f", {as_variable(lod, 'lod').name}"
-        return ShaderVariable(dt.vec4, f"texture({self.name}, {uv}{lod_text})", lexical=True)
+            vector = f"vec{dims}"
+            extent = f"{size}.xy" if self.arrayed else size
+            uv = f"(({self._vector('vec', parts[:dims])} + 0.5) / {vector}({extent}))"
+            if self.arrayed:
+                uv = f"vec3({uv}, {parts[dims]})"
+        if lod is None:
+            return ShaderVariable(self.var_type, f"texture({self.name}, {uv})", lexical=True)
+        lod_text = as_variable(lod, "lod").name
+        return ShaderVariable(self.var_type, f"textureLod({self.name}, {uv}, {lod_text})",
+                              lexical=True)
+
+    def fetch(self, coord, lod=0) -> ShaderVariable:
+        """The texel at integer texel coordinates ``coord`` (and layer), unfiltered
+        (``texelFetch``); coordinates outside the image read undefined values."""
+        parts = [f"int({p})" for p in self._components(coord, "fetching from")]
+        lod_text = as_variable(lod, "lod").name
+        return ShaderVariable(self.var_type, f"texelFetch({self.name}, "
+                              f"{self._vector('ivec', parts)}, int({lod_text}))", lexical=True)
+
+    def size(self, lod=0) -> ShaderVariable:
+        """The extent of mip level ``lod`` in texels: (width, height, depth or layers), as an
+        int for a 1-D image."""
+        count = self._coordinate_count
+        var_type = dt.int32 if count == 1 else dt.to_vector(dt.int32, count)
+        builder_for(self).mark_access(self.binding, read=True)
+        return ShaderVariable(var_type, f"textureSize({self.name}, "
+                              f"int({as_variable(lod, 'lod').name}))", lexical=True)
 
 
 def bound_variable(var_type, block: str, raw_name: str) -> ShaderVariable:

@@ -19,6 +19,7 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.command_list import CommandList, normalize_blocks
 from vkdispatch.base.commands import Command, Dispatch
 from vkdispatch.base.descriptor_cache import DescriptorSetCache
+from vkdispatch.base.sampler import Sampler
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.shader.bound_variable import BoundVariableName
 from vkdispatch.shader.dispatch_target import DispatchTarget
@@ -44,9 +45,10 @@ class BufferBindInfo:
 
 @dataclasses.dataclass
 class ImageBindInfo:
-    """An image argument of one recorded call (images arrive with the images feature)."""
+    """An image argument of one recorded call: the sampler (of its image) bound at ``binding``
+    (shaders only read images)."""
 
-    sampler: Any
+    sampler: Sampler
     binding: int
     read_access: bool
     write_access: bool
@@ -56,8 +58,8 @@ class ImageBindInfo:
 class _Dispatch:
     plan: Any
     blocks: tuple[int, int, int]
-    buffers: tuple
-    bindings: tuple  # (binding, read, write) per buffer
+    buffers: tuple  # the Buffers and Samplers bound
+    bindings: tuple  # (binding, read, write) per entry of buffers
     uniform: bytes
     uniform_offset: int
     pc: bytes | None  # packed push constants; None while some Var is bound by name
@@ -104,9 +106,8 @@ class CommandGraph(CommandList, DispatchTarget):
                       uniform_values: dict | None = None, pc_values: dict | None = None,
                       shader_uuid: str | None = None) -> None:
         """Records one dispatch of ``plan`` from unpacked values (uniform and push-constant
-        members by name)."""
-        if bound_samplers:
-            raise InvalidArgumentError("images and samplers are not supported by this build yet")
+        members by name), binding ``bound_buffers`` and ``bound_samplers``
+        (:class:`ImageBindInfo`)."""
         values = dict(uniform_values or {})
         if shader_description.exec_count_name:
             values[shader_description.exec_count_name] = (*exec_limits, 0)
@@ -115,10 +116,17 @@ class CommandGraph(CommandList, DispatchTarget):
                 values[info.shape_name] = info.buffer.shader_shape
         uniform = packer_for(shader_description, "uniform_structure").pack(
             values, f"shader '{shader_description.name}'")
+        for info in bound_samplers:
+            if not isinstance(info.sampler, Sampler) or info.sampler.destroyed or \
+                    info.sampler.image.destroyed:
+                raise InvalidArgumentError(f"bound_samplers: binding {info.binding} needs a live "
+                                           f"vd.Sampler, got {info.sampler!r:.60}")
         self.record_dispatch(plan, shader_description, blocks,
-                             tuple(i.buffer for i in bound_buffers),
+                             tuple(i.buffer for i in bound_buffers) +
+                             tuple(i.sampler for i in bound_samplers),
                              tuple((i.binding, i.read_access, i.write_access)
-                                   for i in bound_buffers),
+                                   for i in bound_buffers) +
+                             tuple((i.binding, True, False) for i in bound_samplers),
                              uniform, dict(pc_values or {}))
 
     def record_dispatch(self, plan, shader_description, blocks, buffers: tuple, bindings: tuple,
@@ -264,10 +272,12 @@ class CommandGraph(CommandList, DispatchTarget):
                 self._check_handles(entry, f"command {index} of the graph "
                                            f"({type(entry).__name__})")
                 continue
-            for (binding, _read, _write), buffer in zip(entry.bindings, entry.buffers):
-                if buffer.destroyed:
+            for (binding, _read, _write), resource in zip(entry.bindings, entry.buffers):
+                if resource.destroyed or (type(resource) is Sampler and
+                                          resource.image.destroyed):
+                    what = "buffer" if type(resource) is not Sampler else "image (or sampler)"
                     raise InvalidArgumentError(f"call {index} of the graph binds a destroyed "
-                                               f"buffer at binding {binding}; reset() and "
+                                               f"{what} at binding {binding}; reset() and "
                                                "record again")
 
     def _record_native(self) -> None:

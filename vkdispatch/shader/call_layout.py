@@ -23,6 +23,7 @@ from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.errors import InvalidShaderArgumentError, InvalidStateError
 from vkdispatch.shader.bound_variable import BoundVariableName
 from vkdispatch.shader.generated_code import evaluate
+from vkdispatch.shader.image_arguments import check_image_argument
 from vkdispatch.shader.launch import ExecutionBounds
 from vkdispatch.shader.packing import BlockPacker, packer_for
 
@@ -78,7 +79,8 @@ class CallLayout:
 
     Attributes:
         arg_count: the number of parameters.
-        bindings: ``(binding, read, write)`` of each buffer parameter, in parameter order.
+        bindings: ``(binding, read, write)`` of each buffer and image parameter, in parameter
+            order.
     """
 
     def __init__(self, description: ShaderDescription, bounds: ExecutionBounds,
@@ -90,14 +92,19 @@ class CallLayout:
         self.arg_count = len(infos)
         kinds = [info.arg_type for info in infos]
         buffers = [i for i, kind in enumerate(kinds) if kind == ShaderArgumentType.BUFFER]
+        resources = [i for i, kind in enumerate(kinds) if kind in
+                     (ShaderArgumentType.BUFFER, ShaderArgumentType.IMAGE)]
         self._buffers = tuple(buffers)
         self._take_buffers = _tuple_getter(buffers)
+        # Images are bound with the buffers, in parameter order (binding order too).
+        self._take_resources = _tuple_getter(resources) if len(resources) > len(buffers) \
+            else None
         # The element type each buffer parameter declares (None: any), checked at each call:
         # a buffer of another scalar type would be reinterpreted bit by bit.
         self._buffer_types = tuple(_declared_type(infos[i].annotation) for i in buffers)
         self._buffer_scalars = tuple(t if t is None else scalar_of(t) for t in self._buffer_types)
         self.bindings = tuple((infos[i].binding, *description.binding_access[infos[i].binding])
-                              for i in buffers)
+                              for i in resources)
         self._others = tuple(i for i, kind in enumerate(kinds) if kind in
                              (ShaderArgumentType.CONSTANT_DATACLASS, ShaderArgumentType.IMAGE))
         self._what = f"shader '{self.name}'"
@@ -114,8 +121,9 @@ class CallLayout:
 
     def prepare(self, args: tuple, exec_size=None, workgroups=None,
                 max_count=(2**31 - 1,) * 3):
-        """``(blocks, buffers, uniform bytes, push constants)`` of one call. The push constants
-        are bytes, or a dict of member values when some ``Var`` is bound by name."""
+        """``(blocks, resources, uniform bytes, push constants)`` of one call: the resources are
+        the buffers and samplers bound at ``bindings``; the push constants are bytes, or a dict
+        of member values when some ``Var`` is bound by name."""
         buffers = self._take_buffers(args)
         context = self.context
         for buffer, declared, scalar in zip(buffers, self._buffer_types, self._buffer_scalars):
@@ -126,6 +134,8 @@ class CallLayout:
                 self._check_buffers(args)  # raises, but lets Buffer subclasses through
         if self._others:
             self._check_others(args)
+            if self._take_resources is not None:
+                buffers = self._take_resources(args)
         blocks, limits = self.bounds.get_blocks_and_limits(args, workgroups, exec_size,
                                                            max_count)
         if self._pack_uniform is not None and self._pack_pc is not None:
@@ -207,9 +217,8 @@ class CallLayout:
         for position in self._others:
             value, info = args[position], self._infos[position]
             if info.arg_type == ShaderArgumentType.IMAGE:
-                raise InvalidShaderArgumentError(
-                    f"argument '{info.name}' is an image; images are not supported yet")
-            if not isinstance(value, info.annotation):
+                check_image_argument(value, info, self.name, self.context)
+            elif not isinstance(value, info.annotation):
                 raise InvalidShaderArgumentError(
                     f"argument '{info.name}' must be a {info.annotation.__name__}, got "
                     f"{type(value).__name__}")

@@ -9,6 +9,7 @@ cdef extern from "image_bridge.hpp" namespace "vkdispatch" nogil:
     cdef cppclass ReplicatedImage:
         uint64_t byteSize()
         int replicaCount()
+        bint filtersLinearly()
         void write(const void* data, uint64_t size, int queue_index) except +raiseNativeError
         void read(void* out, uint64_t size, int queue_index) except +raiseNativeError
 

@@ -29,6 +29,12 @@ cdef class NativeImage:
         self._check_open()
         return self.ptr.get().byteSize()
 
+    @property
+    def filters_linearly(self):
+        """Whether the devices can filter this image linearly."""
+        self._check_open()
+        return self.ptr.get().filtersLinearly()
+
     def write(self, const uint8_t[::1] data, int queue_index=-1):
         """Copies ``data`` (packed texels) into one replica, or every replica when -1."""
         cdef const void* src = &data[0] if data.shape[0] else NULL

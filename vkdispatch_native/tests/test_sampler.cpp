@@ -49,6 +49,13 @@ float linear(const std::vector<float>& values, float u, float v) {
            (1 - fx) * fy * texel(values, x0, y0 + 1) + fx * fy * texel(values, x0 + 1, y0 + 1);
 }
 
+ComputePlan samplingPlan(Context& ctx) {
+    return ComputePlan(ctx, test::compileOrFail(kSample, "sample"),
+                       {BindingType::Sampler, BindingType::StorageBuffer,
+                        BindingType::StorageBuffer},
+                       0, "sample");
+}
+
 }  // namespace
 
 class Samplers : public ::testing::Test {
@@ -76,10 +83,7 @@ TEST_F(Samplers, NearestAndLinearSamplingMatchTheHostModel) {
     for (auto& c : coords) c = unit(rng) * 1.2f - 0.1f;  // some outside [0, 1]: clamped
     Buffer coord_buffer(ctx, coords.size() * 4), out(ctx, n * 4);
     test::upload(coord_buffer, coords);
-    ComputePlan plan(ctx, test::compileOrFail(kSample, "sample"),
-                     {BindingType::Sampler, BindingType::StorageBuffer,
-                      BindingType::StorageBuffer},
-                     0, "sample");
+    ComputePlan plan = samplingPlan(ctx);
     for (VkFilter filter : {VK_FILTER_NEAREST, VK_FILTER_LINEAR}) {
         SamplerSpec sampling;
         sampling.mag_filter = sampling.min_filter = filter;
@@ -106,10 +110,7 @@ TEST_F(Samplers, NearestAndLinearSamplingMatchTheHostModel) {
 TEST_F(Samplers, BindingErrorsNameTheBinding) {
     VKD_REQUIRE_DEVICE();
     Context& ctx = test::context();
-    ComputePlan plan(ctx, test::compileOrFail(kSample, "sample"),
-                     {BindingType::Sampler, BindingType::StorageBuffer,
-                      BindingType::StorageBuffer},
-                     0, "sample");
+    ComputePlan plan = samplingPlan(ctx);
     ImageSpec spec;
     spec.extent = {4, 4, 1};
     ReplicatedImage image(ctx, spec);
@@ -127,6 +128,30 @@ TEST_F(Samplers, BindingErrorsNameTheBinding) {
     EXPECT_THROW(Sampler(ctx, bad), InvalidArgumentError);
     set.bindImage(0, image, sampler);
     EXPECT_NE(test::messageOf([&] { set.checkComplete(); }).find("binding 1"), std::string::npos);
+}
+
+TEST_F(Samplers, LinearFilteringOfAnImageTheDeviceCannotFilterIsRefused) {
+    VKD_REQUIRE_DEVICE();
+    Context& ctx = test::context();
+    ComputePlan plan = samplingPlan(ctx);
+    ImageSpec spec;
+    spec.format = VK_FORMAT_R32_SINT;
+    spec.extent = {4, 4, 1};
+    ReplicatedImage image(ctx, spec);
+    if (image.filtersLinearly()) GTEST_SKIP() << "the device filters R32_SINT linearly";
+    DescriptorSet set(plan);
+    SamplerSpec linear_mip;
+    linear_mip.mag_filter = linear_mip.min_filter = VK_FILTER_NEAREST;  // mipmap mode LINEAR
+    for (const SamplerSpec& spec_of : {SamplerSpec{}, linear_mip}) {
+        Sampler sampler(ctx, spec_of);
+        const std::string refused = test::messageOf([&] { set.bindImage(0, image, sampler); });
+        EXPECT_NE(refused.find("cannot filter VK_FORMAT_R32_SINT images linearly"),
+                  std::string::npos) << refused;
+    }
+    SamplerSpec nearest = linear_mip;
+    nearest.mip_mode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    Sampler sampler(ctx, nearest);
+    set.bindImage(0, image, sampler);
 }
 
 }  // namespace vkdispatch

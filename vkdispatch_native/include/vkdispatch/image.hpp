@@ -29,6 +29,9 @@ struct ImageSpec {
 uint32_t texelSize(VkFormat format) noexcept;
 /// "VK_FORMAT_R32G32_SFLOAT"-style name of `format`.
 std::string formatName(VkFormat format);
+/// Whether `device` filters sampled images of `format` and `tiling` linearly (integer formats
+/// usually not).
+bool filtersLinearly(Device& device, VkFormat format, VkImageTiling tiling);
 
 class Image {
 public:

@@ -41,6 +41,9 @@ public:
     /// Bytes of the tightly packed texels of one replica.
     uint64_t byteSize() const noexcept { return m_replicas.front()->image->byteSize(); }
     int replicaCount() const noexcept { return static_cast<int>(m_replicas.size()); }
+    /// Whether every replica's device filters this image linearly (integer formats usually
+    /// not: their samplers must filter to the nearest texel).
+    bool filtersLinearly() const noexcept { return m_filters_linearly; }
     /// Throws IndexOutOfRangeError naming `queue_index` when out of range.
     Replica& replica(int queue_index);
 
@@ -55,6 +58,7 @@ private:
 
     Context& m_context;
     ImageSpec m_spec;
+    bool m_filters_linearly = true;
     std::vector<std::unique_ptr<Replica>> m_replicas;
 };
 

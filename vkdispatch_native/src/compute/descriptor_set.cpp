@@ -163,6 +163,14 @@ void DescriptorSet::bindImage(int binding, ReplicatedImage& image, Sampler& samp
     if (&image.context() != &m_context || &sampler.context() != &m_context)
         throw InvalidArgumentError(bindingLabel(binding, m_plan) +
                                    ": the image or its sampler belongs to another context");
+    const SamplerSpec& filters = sampler.spec();
+    if ((filters.mag_filter == VK_FILTER_LINEAR || filters.min_filter == VK_FILTER_LINEAR ||
+         filters.mip_mode == VK_SAMPLER_MIPMAP_MODE_LINEAR) &&
+        !image.filtersLinearly())
+        throw InvalidArgumentError(bindingLabel(binding, m_plan) + ": the device cannot filter " +
+                                   formatName(image.spec().format) +
+                                   " images linearly; sample them with nearest filtering (filters "
+                                   "and mipmap mode)");
     BufferBinding bound;
     bound.image = &image;
     bound.sampler = &sampler;

@@ -133,6 +133,15 @@ std::string formatName(VkFormat format) {
     return info != nullptr ? info->name : "VkFormat " + std::to_string(static_cast<int>(format));
 }
 
+bool filtersLinearly(Device& device, VkFormat format, VkImageTiling tiling) {
+    VkFormatProperties properties{};
+    vkGetPhysicalDeviceFormatProperties(device.physical(), format, &properties);
+    const VkFormatFeatureFlags features = tiling == VK_IMAGE_TILING_LINEAR
+                                              ? properties.linearTilingFeatures
+                                              : properties.optimalTilingFeatures;
+    return (features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0;
+}
+
 Image::Image(Device& device, const ImageSpec& spec) : m_spec(spec) {
     checkSupported(device, spec);
     const VkDevice handle = device.handle();

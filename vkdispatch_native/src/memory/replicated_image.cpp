@@ -49,6 +49,8 @@ ReplicatedImage::ReplicatedImage(Context& context, ImageSpec spec)
         replica->queue = &context.queue(q);
         replica->device = &context.deviceOfQueue(q);
         replica->image = std::make_unique<Image>(*replica->device, m_spec);
+        m_filters_linearly &=
+            vkdispatch::filtersLinearly(*replica->device, m_spec.format, m_spec.tiling);
         Image& image = *replica->image;
         replica->last_use =
             replica->queue->submit([&](VkCommandBuffer cb) { toSteady(cb, image); });
