@@ -1,6 +1,7 @@
 """Commands: the pieces of GPU work a :class:`~vkdispatch.base.command_list.CommandList` records.
 
-A shader dispatch, a buffer copy, fill or update, a VkFFT transform, an explicit barrier. Each is
+A shader dispatch, a buffer copy, fill or update, an image copy, a VkFFT transform, an explicit
+barrier. Each is
 a small immutable value (a named tuple: recordings compare equal when their commands do, so an
 unchanged recording is not recorded again); the native list plans the barriers between them
 from the resources each declares, so recording a copy between two shader calls that read and
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["Command", "Dispatch", "BufferCopy", "BufferFill", "BufferUpdate", "FFTRun",
-           "Barrier"]
+from vkdispatch.base.image import Image
+
+__all__ = ["Command", "Dispatch", "BufferCopy", "BufferFill", "BufferUpdate", "ImageCopy",
+           "FFTRun", "Barrier"]
 
 
 class Dispatch(NamedTuple):
@@ -84,6 +87,27 @@ class BufferUpdate(NamedTuple):
         native_list.record_update(self.buffer._native, self.offset, self.data)
 
 
+class ImageCopy(NamedTuple):
+    """A whole image copied to or from the packed texels at byte ``offset`` of a buffer, or to
+    another image of the same extent, layers and texel size (``offset`` 0). The command moves
+    the images between layouts and orders itself after earlier and before later uses of them;
+    the buffer side is planned like any buffer access."""
+
+    dst: Any
+    src: Any
+    offset: int = 0
+
+    @property
+    def handles(self) -> tuple:
+        return (self.dst, self.src)
+
+    def _record_into(self, native_list) -> None:
+        dst_offset, src_offset = (0, self.offset) if isinstance(self.dst, Image) else \
+            (self.offset, 0)
+        native_list.record_image_copy(self.dst._native, self.src._native, dst_offset,
+                                      src_offset)
+
+
 class FFTRun(NamedTuple):
     """A :class:`~vkdispatch.vkfft.VkFFTPlan` run on ``buffer``: ``direction`` -1 forward, 1
     inverse; ``input`` is read instead of ``buffer`` by a plan made with an input, ``kernel``
@@ -118,5 +142,5 @@ class Barrier(NamedTuple):
         native_list.record_barrier()
 
 
-Command = (Dispatch, BufferCopy, BufferFill, BufferUpdate, FFTRun, Barrier)
+Command = (Dispatch, BufferCopy, BufferFill, BufferUpdate, ImageCopy, FFTRun, Barrier)
 """The command types, for ``isinstance(value, Command)``."""

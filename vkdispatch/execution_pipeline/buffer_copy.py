@@ -1,4 +1,5 @@
-"""vd.copy: element ranges between buffers, immediately or recorded into a graph.
+"""vd.copy: element ranges between buffers (and whole images, see image_copy.py), immediately
+or recorded into a graph.
 
 On GPUs the copy runs as a small compute kernel (16-byte words where the offsets and the size
 allow, else 4-byte words): NVIDIA's vkCmdCopyBuffer on a compute queue moved 0.85 TB/s on an
@@ -15,9 +16,11 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.commands import BufferCopy
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
 from vkdispatch.base.context import Context
+from vkdispatch.base.image import Image
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
 from vkdispatch.execution_pipeline.graphs import graph_or_global
+from vkdispatch.execution_pipeline.image_copy import copy_image
 
 __all__ = ["copy"]
 
@@ -86,8 +89,9 @@ def _check_range(buffer: Buffer, offset: int, count: int, name: str, offset_name
                                    f"{buffer.shape})")
 
 
-def copy(dst: Buffer, src: Buffer, *, dst_offset: int = 0, src_offset: int = 0,
-         count: int | None = None, graph: CommandGraph | None = None) -> None:
+def copy(dst: Buffer | Image, src: Buffer | Image, *, dst_offset: int = 0,
+         src_offset: int = 0, count: int | None = None,
+         graph: CommandGraph | None = None) -> None:
     """Copies ``count`` elements of ``src`` from ``src_offset`` to ``dst`` at ``dst_offset``.
 
     Offsets and the count are in elements of the (flattened) buffers, which must have the same
@@ -98,20 +102,30 @@ def copy(dst: Buffer, src: Buffer, *, dst_offset: int = 0, src_offset: int = 0,
     shader reading what the copy writes, the copy reading what a shader wrote) are ordered for
     you.
 
+    Images: when ``dst`` or ``src`` is a :class:`vkdispatch.Image`, the whole image moves: from
+    or into the packed texels (numpy order, channels last) of a buffer of the image's scalar
+    type, starting at the buffer's offset, or into another image of the same shape, layers and
+    texel size. ``count``, when given, must be the buffer elements the image spans. Shaders
+    sampling the image before and after the copy, in the same graph, are ordered around it.
+
     Raises:
         TypeError: a buffer argument is not a vd.Buffer, the dtypes differ, or an offset or
             count is not an int.
         ValueError: a range does not fit its buffer, the count is 0, the ranges overlap within
             one buffer, or the buffers belong to another context than the graph.
     """
+    dst_offset = _count_argument(dst_offset, "dst_offset")
+    src_offset = _count_argument(src_offset, "src_offset")
+    if isinstance(dst, Image) or isinstance(src, Image):
+        copy_image(dst, src, dst_offset, src_offset,
+                   None if count is None else _count_argument(count, "count"), graph)
+        return
     for name, value in (("dst", dst), ("src", src)):
         if not isinstance(value, Buffer):
             raise InvalidTypeError(f"{name} must be a vd.Buffer, got {type(value).__name__}")
     if dst.var_type is not src.var_type:
         raise InvalidTypeError(f"dst holds {dst.var_type.name} but src holds "
                                f"{src.var_type.name}; copy needs the same dtype")
-    dst_offset = _count_argument(dst_offset, "dst_offset")
-    src_offset = _count_argument(src_offset, "src_offset")
     if count is None:
         count = max(src.size - src_offset, 0)
     count = _count_argument(count, "count")

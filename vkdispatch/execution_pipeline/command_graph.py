@@ -151,12 +151,12 @@ class CommandGraph(CommandList, DispatchTarget):
                                pc_values))
 
     def record_command(self, command) -> None:
-        """Records a command of :mod:`vkdispatch.base.commands` (a copy, fill, update, FFT run
-        or barrier) after the calls recorded so far."""
+        """Records a command of :mod:`vkdispatch.base.commands` (a copy, fill, update, image
+        copy, FFT run or barrier) after the calls recorded so far."""
         if not isinstance(command, Command) or isinstance(command, Dispatch):
             raise InvalidTypeError(f"command must be a BufferCopy, BufferFill, BufferUpdate, "
-                                   f"FFTRun or Barrier of vkdispatch.base.commands, got "
-                                   f"{type(command).__name__} (record shader calls by calling "
+                                   f"ImageCopy, FFTRun or Barrier of vkdispatch.base.commands, "
+                                   f"got {type(command).__name__} (record shader calls by calling "
                                    "the shader with graph=)")
         if self._destroyed:
             raise self.unusable_error("this CommandGraph")

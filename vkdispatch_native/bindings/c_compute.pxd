@@ -66,6 +66,15 @@ cdef extern from "vkdispatch/buffer_commands.hpp" namespace "vkdispatch" nogil:
         UpdateBufferCommand(Context& context, Buffer& buffer, uint64_t offset,
                             const uint8_t* data, uint64_t size) except +raiseNativeError
 
+cdef extern from "vkdispatch/image_copy_command.hpp" namespace "vkdispatch" nogil:
+    cdef struct ImageCopyEnd:
+        ReplicatedImage* image
+        Buffer* buffer
+        uint64_t offset
+    cdef cppclass ImageCopyCommand(Command):
+        ImageCopyCommand(Context& context, const ImageCopyEnd& dst,
+                         const ImageCopyEnd& src) except +raiseNativeError
+
 cdef extern from "vkdispatch/barrier_command.hpp" namespace "vkdispatch" nogil:
     cdef cppclass BarrierCommand(Command):
         BarrierCommand(Context& context) except +raiseNativeError

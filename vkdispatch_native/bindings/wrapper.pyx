@@ -666,7 +666,7 @@ cdef class NativeCommandList:
     cdef object __weakref__
     cdef list plans  # what the recorded commands borrow stays alive until reset()
     cdef list sets
-    cdef list buffers
+    cdef list buffers  # and images
 
     def __cinit__(self, NativeContext ctx):
         cdef rt.Context* native_ctx = _open_context(ctx, self)
@@ -732,6 +732,30 @@ cdef class NativeCommandList:
         cdef rt.Buffer* source = self._buffer(src, "src")
         self._append(new cp.CopyBufferCommand(self.context.ptr.get()[0], target[0], source[0],
                                               dst_offset, src_offset, size))
+
+    def record_image_copy(self, dst, src, uint64_t dst_offset=0, uint64_t src_offset=0):
+        """Appends a copy of a whole image: ``dst`` and ``src`` are NativeImages or
+        NativeBuffers (one an image at least); a buffer end holds the packed texels from its
+        byte offset."""
+        self._check_open()
+        cdef cp.ImageCopyEnd target = self._image_copy_end(dst, dst_offset, "dst")
+        cdef cp.ImageCopyEnd source = self._image_copy_end(src, src_offset, "src")
+        self._append(new cp.ImageCopyCommand(self.context.ptr.get()[0], target, source))
+
+    cdef cp.ImageCopyEnd _image_copy_end(self, end, uint64_t offset, str what) except *:
+        cdef cp.ImageCopyEnd out
+        cdef NativeImage image
+        out.image = NULL
+        out.buffer = NULL
+        out.offset = offset
+        if isinstance(end, NativeImage):
+            image = end
+            image._check_open()
+            self.buffers.append(image)
+            out.image = image.ptr.get()
+        else:
+            out.buffer = self._buffer(end, what)
+        return out
 
     def record_fill(self, NativeBuffer buffer, uint64_t offset, uint64_t size, uint32_t value):
         """Appends a fill of ``size`` bytes from ``offset`` with the 32-bit word ``value``."""
