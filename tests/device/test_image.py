@@ -80,7 +80,6 @@ def test_data_errors_name_both_shapes_or_sizes(context):
     (lambda: vd.Image2D((4, 4), vd.float64), r"Unsupported dtype"),
     (lambda: vd.Image2D((4, 4), np.float32), "Dtype must be a dtype!"),
     (lambda: vd.Image2D((4, 4), vd.float32, 5), "channels must be an int in 1..4"),
-    (lambda: vd.Image2D((4, 4), enable_mipmaps=True), "mip chains are not supported yet"),
 ])
 def test_bad_arguments(context, make_image, message):
     with pytest.raises(ValueError, match=message):

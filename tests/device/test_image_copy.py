@@ -90,7 +90,7 @@ def test_sampling_before_and_after_an_image_copy_in_one_graph(context, rng):
     @vd.shader("out.size")
     def texel_values(out: Buff[f32], tex: Img2[f32]):
         i = vc.global_invocation_id().x
-        out[i] = tex.fetch(vc.new_register(iv2, i % 6, i / 6)).x
+        out[i] = tex.fetch(vc.new_register(iv2, i % 6, i // 6)).x
 
     image, source = vd.Image2D((4, 6)), vd.asbuffer(new.ravel())
     image.write(old)

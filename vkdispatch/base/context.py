@@ -133,10 +133,10 @@ class Context:
         return self._module.NativeBuffer(native, size)
 
     def create_native_image(self, view_type: int, format_value: int, width: int, height: int,
-                            depth: int, layers: int):
+                            depth: int, layers: int, mip_levels: int = 1):
         """An image on every queue (used by :class:`~vkdispatch.Image`)."""
         return self._module.NativeImage(self.native, view_type, format_value, width, height,
-                                        depth, layers)
+                                        depth, layers, mip_levels)
 
     def create_native_sampler(self, *settings):
         """A sampler on every device (used by :class:`~vkdispatch.Sampler`)."""

@@ -124,8 +124,13 @@ class Image(Handle):
             padded with 1s.
         array_shape: the shape of what ``write`` takes and ``read`` returns: ``shape``, with a
             trailing axis of ``channels`` when ``channels > 1``.
+        mip_levels: 1, or with ``enable_mipmaps`` ``floor(log2(max(extent))) + 1``: level i
+            is the image halved i times along each axis (at least 1 texel), made from level 0
+            by each write or copy into the image (linear blits; nearest for integer texels).
+            Shaders read level i with ``sample(coord, lod=i)`` when the sampler's ``max_lod``
+            allows it, or ``fetch(coord, lod=i)``.
         format, dtype, channels, layers, view_type, type, block_size (bytes per texel),
-        mem_size (bytes per replica).
+        mem_size (bytes per replica, level 0: what ``write`` takes and ``read`` returns).
     """
 
     def __init__(self, shape: tuple[int, ...], layers: int, dtype: Any, channels: int,
@@ -135,9 +140,6 @@ class Image(Handle):
             raise InvalidArgumentError(f"Dtype must be a dtype! Got {dtype!r}")
         if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
             raise InvalidArgumentError(f"layers must be an int >= 1, got {layers!r}")
-        if enable_mipmaps:
-            raise InvalidArgumentError("enable_mipmaps: mip chains are not supported yet; "
-                                       "images have one level")
         self.format = select_image_format(dtype, channels)
         self.dtype, self.channels, self.layers = dtype, channels, layers
         self.view_type = view_type
@@ -145,13 +147,14 @@ class Image(Handle):
                      image_view_type.VIEW_TYPE_1D: image_type.TYPE_1D}.get(view_type,
                                                                         image_type.TYPE_2D)
         self.extent = tuple(reversed(shape)) + (1,) * (3 - len(shape))
+        self.mip_levels = max(self.extent).bit_length() if enable_mipmaps else 1
         self.shape = (layers, *shape) if layers > 1 else shape
         self.array_shape = self.shape + ((channels,) if channels > 1 else ())
         self.block_size = 4 * channels
         self.mem_size = math.prod(self.shape) * self.block_size
         self.context = get_context()
         self._native = self.context.create_native_image(view_type.value[0], self.format.value,
-                                                        *self.extent, layers)
+                                                        *self.extent, layers, self.mip_levels)
         self._register(self.context.handles)
 
     def __class_getitem__(cls, item):

@@ -66,11 +66,12 @@ class Sampler(Handle):
                     float(mip_lod_bias), float(min_lod), float(max_lod),
                     _member(BorderColor, "border_color", border_color).value]
         if not image._native.filters_linearly:
-            if Filter.LINEAR in (mag_filter, min_filter):
+            mip = image.mip_levels > 1 and mip_filter is Filter.LINEAR
+            if Filter.LINEAR in (mag_filter, min_filter) or mip:
                 raise InvalidArgumentError(
                     f"the device cannot filter {image.format.name} images linearly (integer "
                     "texels); sample with mag_filter=vd.Filter.NEAREST, "
-                    "min_filter=vd.Filter.NEAREST")
+                    f"min_filter=vd.Filter.NEAREST{', mip_filter=vd.Filter.NEAREST' * mip}")
             settings[2] = Filter.NEAREST.value  # the same with one mip level, and allowed
         self.image = image
         self.mag_filter, self.min_filter, self.mip_filter = mag_filter, min_filter, mip_filter

@@ -21,5 +21,5 @@ cdef extern from "image_bridge.hpp" namespace "vkdispatch::bindings" nogil:
                          int address_mode, float mip_lod_bias, float min_lod, float max_lod,
                          int border_color) except +raiseNativeError
     ReplicatedImage* makeImage(Context& context, int view_type, int format, uint32_t width,
-                               uint32_t height, uint32_t depth,
-                               uint32_t layers) except +raiseNativeError
+                               uint32_t height, uint32_t depth, uint32_t layers,
+                               uint32_t mip_levels) except +raiseNativeError

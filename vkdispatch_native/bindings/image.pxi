@@ -10,12 +10,12 @@ cdef class NativeImage:
     cdef object __weakref__
 
     def __cinit__(self, NativeContext context, int view_type, int format, uint32_t width,
-                  uint32_t height, uint32_t depth, uint32_t layers):
+                  uint32_t height, uint32_t depth, uint32_t layers, uint32_t mip_levels=1):
         cdef rt.Context* native_ctx = _open_context(context, self)
         self.context = context
         with nogil:
             self.ptr.reset(ci.makeImage(native_ctx[0], view_type, format, width, height, depth,
-                                        layers))
+                                        layers, mip_levels))
         _check_validation()
 
     cdef int _check_open(self) except -1:

@@ -10,12 +10,14 @@
 namespace vkdispatch::bindings {
 
 inline ReplicatedImage* makeImage(Context& context, int view_type, int format, uint32_t width,
-                                  uint32_t height, uint32_t depth, uint32_t layers) {
+                                  uint32_t height, uint32_t depth, uint32_t layers,
+                                  uint32_t mip_levels) {
     ImageSpec spec;
     spec.view_type = static_cast<VkImageViewType>(view_type);
     spec.format = static_cast<VkFormat>(format);
     spec.extent = {width, height, depth};
     spec.layers = layers;
+    spec.mip_levels = mip_levels;
     return new ReplicatedImage(context, spec);
 }
 

@@ -20,6 +20,7 @@ struct ImageSpec {
     VkFormat format = VK_FORMAT_R32_SFLOAT;
     VkExtent3D extent{1, 1, 1};
     uint32_t layers = 1;
+    uint32_t mip_levels = 1;  // level i is the extent halved i times (at least 1)
     VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     VkImageTiling tiling = VK_IMAGE_TILING_OPTIMAL;
     VkMemoryPropertyFlags memory = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
@@ -32,6 +33,8 @@ std::string formatName(VkFormat format);
 /// Whether `device` filters sampled images of `format` and `tiling` linearly (integer formats
 /// usually not).
 bool filtersLinearly(Device& device, VkFormat format, VkImageTiling tiling);
+/// floor(log2(largest extent)) + 1: the levels of a full mip chain.
+uint32_t fullMipLevels(const VkExtent3D& extent) noexcept;
 
 class Image {
 public:
@@ -63,6 +66,10 @@ public:
     void recordCopyToBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset);
     /// Copies `source` (same extent, layers and texel size) into this image.
     void recordCopyFrom(VkCommandBuffer cb, Image& source);
+    /// Fills mip levels 1.. from level 0 by halving blits (linear where the format filters
+    /// linearly, else nearest). Every level must be in TRANSFER_DST_OPTIMAL (as a copy into
+    /// the image leaves it), and is so again afterwards.
+    void recordMipChain(VkCommandBuffer cb) const;
 
 private:
     VkBufferImageCopy wholeImageRegion(VkDeviceSize offset) const noexcept;
@@ -72,6 +79,7 @@ private:
     UniqueImage m_image;
     UniqueImageView m_view;
     VkImageLayout m_layout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkFilter m_blit_filter = VK_FILTER_NEAREST;
     uint64_t m_row_pitch = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "vkdispatch/image.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "vkdispatch/errors.hpp"
@@ -108,6 +109,22 @@ void checkSupported(Device& device, const ImageSpec& spec) {
                                    "' cannot make images of " + what + "; it offers " +
                                    alternatives(device, spec));
     VK_CHECK(result, "querying the image format properties of " + what);
+    if (spec.mip_levels < 1 || spec.mip_levels > properties.maxMipLevels ||
+        spec.mip_levels > fullMipLevels(spec.extent))
+        throw InvalidArgumentError("mip_levels: " + std::to_string(spec.mip_levels) +
+                                   " levels; " + what + " allows 1.." +
+                                   std::to_string(std::min(properties.maxMipLevels,
+                                                           fullMipLevels(spec.extent))));
+    if (spec.mip_levels > 1) {
+        VkFormatProperties features{};
+        vkGetPhysicalDeviceFormatProperties(device.physical(), spec.format, &features);
+        const VkFormatFeatureFlags blit =
+            VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
+        if ((features.optimalTilingFeatures & blit) != blit)
+            throw InvalidArgumentError("mip_levels: device '" + device.info().device_name +
+                                       "' cannot blit " + formatName(spec.format) +
+                                       " images, which mip chains need");
+    }
     const VkExtent3D& e = spec.extent;
     const VkExtent3D& m = properties.maxExtent;
     if (e.width > m.width || e.height > m.height || e.depth > m.depth ||
@@ -133,6 +150,12 @@ std::string formatName(VkFormat format) {
     return info != nullptr ? info->name : "VkFormat " + std::to_string(static_cast<int>(format));
 }
 
+uint32_t fullMipLevels(const VkExtent3D& extent) noexcept {
+    uint32_t largest = std::max({extent.width, extent.height, extent.depth}), levels = 1;
+    while (largest >>= 1) ++levels;
+    return levels;
+}
+
 bool filtersLinearly(Device& device, VkFormat format, VkImageTiling tiling) {
     VkFormatProperties properties{};
     vkGetPhysicalDeviceFormatProperties(device.physical(), format, &properties);
@@ -150,7 +173,7 @@ Image::Image(Device& device, const ImageSpec& spec) : m_spec(spec) {
     info.imageType = imageType(spec.view_type);
     info.format = spec.format;
     info.extent = spec.extent;
-    info.mipLevels = 1;
+    info.mipLevels = spec.mip_levels;
     info.arrayLayers = spec.layers;
     info.samples = VK_SAMPLE_COUNT_1_BIT;
     info.tiling = spec.tiling;
@@ -185,10 +208,12 @@ Image::Image(Device& device, const ImageSpec& spec) : m_spec(spec) {
     view_info.image = image;
     view_info.viewType = spec.view_type;
     view_info.format = spec.format;
-    view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, spec.layers};
+    view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, spec.mip_levels, 0,
+                                  spec.layers};
     VkImageView view = VK_NULL_HANDLE;
     VK_CHECK(vkCreateImageView(handle, &view_info, nullptr, &view), "creating an image view");
     m_view = UniqueImageView(handle, view);
+    if (filtersLinearly(device, spec.format, spec.tiling)) m_blit_filter = VK_FILTER_LINEAR;
 }
 
 uint64_t Image::byteSize() const noexcept {
@@ -206,7 +231,8 @@ void Image::recordTransition(VkCommandBuffer cb, VkImageLayout layout,
     barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     barrier.image = m_image.get();
-    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, m_spec.layers};
+    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, m_spec.mip_levels, 0,
+                                m_spec.layers};
     vkCmdPipelineBarrier(cb, kAnyStage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &barrier);
     m_layout = layout;
 }
@@ -250,6 +276,48 @@ void Image::recordCopyFrom(VkCommandBuffer cb, Image& source) {
     region.dstSubresource = region.srcSubresource;
     region.extent = m_spec.extent;
     vkCmdCopyImage(cb, source.handle(), source.layout(), m_image.get(), m_layout, 1, &region);
+}
+
+namespace {
+
+// Moves one mip level between the transfer layouts, after the transfer that last used it.
+void transferLevel(VkCommandBuffer cb, VkImage image, uint32_t level, uint32_t layers,
+                   VkImageLayout from, VkImageLayout to) {
+    VkImageMemoryBarrier barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.oldLayout = from;
+    barrier.newLayout = to;
+    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.image = image;
+    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, level, 1, 0, layers};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0,
+                         nullptr, 0, nullptr, 1, &barrier);
+}
+
+VkOffset3D levelExtent(const VkExtent3D& extent, uint32_t level) {
+    auto halve = [level](uint32_t e) { return static_cast<int32_t>(std::max(e >> level, 1u)); };
+    return {halve(extent.width), halve(extent.height), halve(extent.depth)};
+}
+
+}  // namespace
+
+void Image::recordMipChain(VkCommandBuffer cb) const {
+    const VkImage image = m_image.get();
+    for (uint32_t level = 1; level < m_spec.mip_levels; ++level) {
+        transferLevel(cb, image, level - 1, m_spec.layers, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        VkImageBlit blit{};
+        blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level - 1, 0, m_spec.layers};
+        blit.srcOffsets[1] = levelExtent(m_spec.extent, level - 1);
+        blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, m_spec.layers};
+        blit.dstOffsets[1] = levelExtent(m_spec.extent, level);
+        vkCmdBlitImage(cb, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, image,
+                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, m_blit_filter);
+        transferLevel(cb, image, level - 1, m_spec.layers, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    }
 }
 
 }  // namespace vkdispatch

@@ -74,7 +74,8 @@ void transition(VkCommandBuffer cb, const Image& image, VkImageLayout transfer, 
     barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     barrier.image = image.handle();
-    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, image.spec().layers};
+    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, image.spec().mip_levels, 0,
+                                image.spec().layers};
     vkCmdPipelineBarrier(cb, entering ? kImageStages : kCopyStage,
                          entering ? kCopyStage : kImageStages, 0, 0, nullptr, 0, nullptr, 1,
                          &barrier);
@@ -135,6 +136,7 @@ void ImageCopyCommand::record(VkCommandBuffer cb, RecordState& state, const uint
         vkCmdCopyImageToBuffer(cb, src->handle(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                m_dst.buffer->replica(q).storage.buffer.get(), 1, &region);
     }
+    if (dst != nullptr) dst->recordMipChain(cb);
     if (src != nullptr) transition(cb, *src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, false);
     if (dst != nullptr) transition(cb, *dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, false);
 }

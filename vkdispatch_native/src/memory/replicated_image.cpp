@@ -92,6 +92,7 @@ void ReplicatedImage::write(const void* data, uint64_t size, int queue_index) {
         std::memcpy(buffer.memory.mapped(), data, size);
         runCopy(r, [&](VkCommandBuffer cb, Image& image) {
             image.recordCopyFromBuffer(cb, buffer.buffer.get(), 0);
+            image.recordMipChain(cb);
         });
     }
 }
