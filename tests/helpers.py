@@ -1,8 +1,12 @@
 """Helpers shared by the test suites (imported as ``helpers``; tests/ is on sys.path)."""
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import NoReturn
 
 import numpy as np
@@ -11,6 +15,23 @@ import pytest
 import vkdispatch as vd
 
 REQUIRE_DEVICE = "VKDISPATCH_REQUIRE_DEVICE"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@contextlib.contextmanager
+def loaded_example(relative_path: str) -> Iterator:
+    """The example program ``examples/<relative_path>`` imported as a module (registered in
+    sys.modules while in use: dataclasses look their module up there)."""
+    path = EXAMPLES / relative_path
+    name = "example_" + path.stem
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        del sys.modules[name]
 
 
 def device_missing(reason: str, environ: Mapping[str, str] = os.environ) -> NoReturn:

@@ -2,28 +2,17 @@
 its correlation maps (vd.fft.convolve2DR) equal direct float64 sums of image x template."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from helpers import loaded_example
 
 import vkdispatch as vd
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "template_matching.py"
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("template_matching_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
+    with loaded_example("template_matching.py") as module:
         yield module
-    finally:
-        del sys.modules[spec.name]
 
 
 @pytest.fixture(scope="module")

@@ -1,21 +1,14 @@
 """The Python Kompute examples in examples/kompute/ run and compute what numpy computes."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kompute"
+from helpers import loaded_example
 
 
 def load(name: str):
-    path = EXAMPLES / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"kompute_example_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    with loaded_example(f"kompute/{name}.py") as module:
+        return module
 
 
 @pytest.fixture(autouse=True)
