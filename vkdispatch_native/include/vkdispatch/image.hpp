@@ -66,10 +66,18 @@ public:
     void recordCopyToBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset);
     /// Copies `source` (same extent, layers and texel size) into this image.
     void recordCopyFrom(VkCommandBuffer cb, Image& source);
+    /// Copies mip levels 1.. from `buffer` at `offset`, packed one after another (as
+    /// hostMipLevels makes them); the image must be in TRANSFER_DST_OPTIMAL, as
+    /// recordCopyFromBuffer leaves it.
+    void recordCopyMipsFromBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset);
     /// Fills mip levels 1.. from level 0 by halving blits (linear where the format filters
-    /// linearly, else nearest). Every level must be in TRANSFER_DST_OPTIMAL (as a copy into
-    /// the image leaves it), and is so again afterwards.
+    /// linearly, else nearest): on queues with graphics support only. Every level must be in
+    /// TRANSFER_DST_OPTIMAL (as a copy into the image leaves it), and is so again afterwards.
     void recordMipChain(VkCommandBuffer cb) const;
+    /// Whether the blits are linear.
+    bool blitsLinearly() const noexcept { return m_blit_filter == VK_FILTER_LINEAR; }
+    /// Whether the device blits images of this format (recordMipChain needs it).
+    bool blits() const noexcept { return m_blits; }
 
 private:
     VkBufferImageCopy wholeImageRegion(VkDeviceSize offset) const noexcept;
@@ -80,6 +88,7 @@ private:
     UniqueImageView m_view;
     VkImageLayout m_layout = VK_IMAGE_LAYOUT_UNDEFINED;
     VkFilter m_blit_filter = VK_FILTER_NEAREST;
+    bool m_blits = false;
     uint64_t m_row_pitch = 0;
 };
 

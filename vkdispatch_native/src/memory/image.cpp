@@ -5,6 +5,7 @@
 
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/memory_type.hpp"
+#include "vkdispatch/mip_chain.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -115,16 +116,6 @@ void checkSupported(Device& device, const ImageSpec& spec) {
                                    " levels; " + what + " allows 1.." +
                                    std::to_string(std::min(properties.maxMipLevels,
                                                            fullMipLevels(spec.extent))));
-    if (spec.mip_levels > 1) {
-        VkFormatProperties features{};
-        vkGetPhysicalDeviceFormatProperties(device.physical(), spec.format, &features);
-        const VkFormatFeatureFlags blit =
-            VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
-        if ((features.optimalTilingFeatures & blit) != blit)
-            throw InvalidArgumentError("mip_levels: device '" + device.info().device_name +
-                                       "' cannot blit " + formatName(spec.format) +
-                                       " images, which mip chains need");
-    }
     const VkExtent3D& e = spec.extent;
     const VkExtent3D& m = properties.maxExtent;
     if (e.width > m.width || e.height > m.height || e.depth > m.depth ||
@@ -214,6 +205,12 @@ Image::Image(Device& device, const ImageSpec& spec) : m_spec(spec) {
     VK_CHECK(vkCreateImageView(handle, &view_info, nullptr, &view), "creating an image view");
     m_view = UniqueImageView(handle, view);
     if (filtersLinearly(device, spec.format, spec.tiling)) m_blit_filter = VK_FILTER_LINEAR;
+    VkFormatProperties features{};
+    vkGetPhysicalDeviceFormatProperties(device.physical(), spec.format, &features);
+    const VkFormatFeatureFlags blit = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
+    const VkFormatFeatureFlags offered =
+        linear ? features.linearTilingFeatures : features.optimalTilingFeatures;
+    m_blits = (offered & blit) == blit;
 }
 
 uint64_t Image::byteSize() const noexcept {
@@ -296,12 +293,29 @@ void transferLevel(VkCommandBuffer cb, VkImage image, uint32_t level, uint32_t l
                          nullptr, 0, nullptr, 1, &barrier);
 }
 
-VkOffset3D levelExtent(const VkExtent3D& extent, uint32_t level) {
-    auto halve = [level](uint32_t e) { return static_cast<int32_t>(std::max(e >> level, 1u)); };
-    return {halve(extent.width), halve(extent.height), halve(extent.depth)};
+VkOffset3D corner(const VkExtent3D& e) {
+    return {static_cast<int32_t>(e.width), static_cast<int32_t>(e.height),
+            static_cast<int32_t>(e.depth)};
 }
 
 }  // namespace
+
+void Image::recordCopyMipsFromBuffer(VkCommandBuffer cb, VkBuffer buffer,
+                                     VkDeviceSize offset) {
+    std::vector<VkBufferImageCopy> regions;
+    for (uint32_t level = 1; level < m_spec.mip_levels; ++level) {
+        VkBufferImageCopy region{};
+        region.bufferOffset = offset;
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, m_spec.layers};
+        region.imageExtent = mipExtent(m_spec.extent, level);
+        regions.push_back(region);
+        offset += uint64_t(region.imageExtent.width) * region.imageExtent.height *
+                  region.imageExtent.depth * m_spec.layers * texelSize(m_spec.format);
+    }
+    if (!regions.empty())
+        vkCmdCopyBufferToImage(cb, buffer, m_image.get(), m_layout,
+                               static_cast<uint32_t>(regions.size()), regions.data());
+}
 
 void Image::recordMipChain(VkCommandBuffer cb) const {
     const VkImage image = m_image.get();
@@ -310,9 +324,9 @@ void Image::recordMipChain(VkCommandBuffer cb) const {
                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
         VkImageBlit blit{};
         blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level - 1, 0, m_spec.layers};
-        blit.srcOffsets[1] = levelExtent(m_spec.extent, level - 1);
+        blit.srcOffsets[1] = corner(mipExtent(m_spec.extent, level - 1));
         blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, m_spec.layers};
-        blit.dstOffsets[1] = levelExtent(m_spec.extent, level);
+        blit.dstOffsets[1] = corner(mipExtent(m_spec.extent, level));
         vkCmdBlitImage(cb, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, image,
                        VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, m_blit_filter);
         transferLevel(cb, image, level - 1, m_spec.layers, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,

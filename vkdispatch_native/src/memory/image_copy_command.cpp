@@ -4,7 +4,9 @@
 
 #include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
+#include "vkdispatch/device.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/queue.hpp"
 #include "vkdispatch/replicated_image.hpp"
 
 namespace vkdispatch {
@@ -60,6 +62,25 @@ void checkSameShape(const ReplicatedImage& dst, const ReplicatedImage& src) {
             std::to_string(d.layers) + " of " + formatName(d.format));
 }
 
+// The device remakes the mip levels of an image copied into: by blits, which need the format's
+// blit support and queues with graphics support.
+void checkBlits(ReplicatedImage& image) {
+    for (int q = 0; q < image.replicaCount(); ++q) {
+        ReplicatedImage::Replica& r = image.replica(q);
+        const DeviceInfo& info = r.device->info();
+        const bool graphics =
+            (info.queue_families.at(r.queue->family()).flags & VK_QUEUE_GRAPHICS_BIT) != 0;
+        if (graphics && r.image->blits()) continue;
+        const std::string why =
+            graphics ? formatName(image.spec().format) + " images cannot be blitted there"
+                     : "queue " + std::to_string(q) + " has no graphics support";
+        throw InvalidArgumentError("dst: its mip levels would be remade on '" +
+                                   info.device_name + "' by blits, but " + why +
+                                   "; write() the image from the host (its levels are made "
+                                   "there), or make it without mip levels");
+    }
+}
+
 // Moves `image` between the steady layout and a transfer layout; `entering` orders it after
 // every earlier use, leaving orders every later use after the copy.
 void transition(VkCommandBuffer cb, const Image& image, VkImageLayout transfer, bool entering) {
@@ -103,6 +124,7 @@ ImageCopyCommand::ImageCopyCommand(Context& context, const ImageCopyEnd& dst,
     if (dst.image == nullptr && src.image == nullptr)
         throw InvalidArgumentError("src: an image copy needs an image at one end at least");
     if (dst.image != nullptr && src.image != nullptr) checkSameShape(*dst.image, *src.image);
+    if (dst.image != nullptr && dst.image->spec().mip_levels > 1) checkBlits(*dst.image);
     if (dst.buffer != nullptr) checkBufferFits(dst, *src.image, "dst");
     if (src.buffer != nullptr) checkBufferFits(src, *dst.image, "src");
     // Only the buffer side is planned: the image barriers of record() order the image side.

@@ -7,6 +7,7 @@
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/memory_type.hpp"
+#include "vkdispatch/mip_chain.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -85,14 +86,22 @@ void ReplicatedImage::write(const void* data, uint64_t size, int queue_index) {
     if (queue_index != -1) replica(queue_index);  // checks the index
     const int first = queue_index == -1 ? 0 : queue_index;
     const int last = queue_index == -1 ? replicaCount() - 1 : queue_index;
+    const std::vector<uint8_t> mips =
+        m_spec.mip_levels > 1
+            ? hostMipLevels(m_spec, static_cast<const uint8_t*>(data),
+                            m_replicas.front()->image->blitsLinearly())
+            : std::vector<uint8_t>();
     for (int q = first; q <= last; ++q) {
         Replica& r = *m_replicas[q];
         std::lock_guard<std::mutex> lock(r.transfer);
-        BoundBuffer buffer = staging(*r.device, size);
+        BoundBuffer buffer = staging(*r.device, size + mips.size());
         std::memcpy(buffer.memory.mapped(), data, size);
+        if (!mips.empty())
+            std::memcpy(static_cast<uint8_t*>(buffer.memory.mapped()) + size, mips.data(),
+                        mips.size());
         runCopy(r, [&](VkCommandBuffer cb, Image& image) {
             image.recordCopyFromBuffer(cb, buffer.buffer.get(), 0);
-            image.recordMipChain(cb);
+            image.recordCopyMipsFromBuffer(cb, buffer.buffer.get(), size);
         });
     }
 }
