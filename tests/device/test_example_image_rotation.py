@@ -63,3 +63,9 @@ def test_main_reports_and_succeeds(context, example, tmp_path, capsys):
                          "--output", str(tmp_path / "out.png")]) == 0
     assert "largest difference from the numpy bilinear model" in capsys.readouterr().out
     assert (tmp_path / "out.png").stat().st_size > 100
+
+
+def test_rotations_match_scipy_where_installed(context, example):
+    pytest.importorskip("scipy")
+    result = example.run(30, 44, (33.0, -100.0))
+    assert example.scipy_difference(result) <= example.TOLERANCE
