@@ -140,6 +140,31 @@ def test_integer_images_fetch_and_sample_exact_values(context, rng, dtype, annot
     np.testing.assert_array_equal(size.read(0), [9, 6])
 
 
+@pytest.mark.parametrize("border", [vd.BorderColor.INT_TRANSPARENT_BLACK,
+                                    vd.BorderColor.INT_OPAQUE_BLACK,
+                                    vd.BorderColor.INT_OPAQUE_WHITE])
+def test_integer_images_outside_read_the_integer_border_colour(context, rng, border):
+    values = rng.integers(2, 10**6, (5, 7, 4)).astype(np.uint32)
+    image = vd.Image2D((5, 7), vd.uint32, channels=4)
+    image.write(values)
+
+    @vd.shader("out.size")
+    def sample_uint(out: Buff[uv4], tex: Img2[u32], coords: Buff[v2]):
+        i = vc.global_invocation_id().x
+        out[i] = tex.sample(coords[i])
+
+    coords = away_from_texel_edges(random_coords(rng, "2d", 300, margin=3.0))
+    points, out = vd.Buffer((300,), v2), vd.Buffer((300,), uv4)
+    points.write(coords.astype(np.float32))
+    sample_uint(out, image.sample(vd.Filter.NEAREST, vd.Filter.NEAREST,
+                                  address_mode=vd.AddressMode.CLAMP_TO_BORDER,
+                                  border_color=border), points)
+    expected = sample(values, coords, vd.Filter.NEAREST, vd.AddressMode.CLAMP_TO_BORDER, border)
+    outside = (coords < -0.5).any(axis=1) | (coords > [6.5, 4.5]).any(axis=1)
+    assert outside.sum() > 30 and (~outside).sum() > 30  # both kinds of points are checked
+    np.testing.assert_array_equal(out.read(0).reshape(300, 4), expected.astype(np.uint32))
+
+
 def test_images_and_buffers_in_one_shader(context, rng):
     """out[i] = gain * image(x_i) + offset[i]: an image between buffers and a constant."""
     values = rng.random((7, 10)).astype(np.float32)
@@ -238,6 +263,33 @@ def test_replay_after_the_image_is_destroyed_is_refused(context):
     image.destroy()
     with pytest.raises(ValueError, match="binds a destroyed image"):
         graph.submit()
+    graph.destroy()
+
+
+def test_record_shader_binds_image_bind_infos(context, rng, image_shader):
+    """The graph's lower-level entry (what 0.1.0's ShaderFunction called): buffers and samplers
+    given as BufferBindInfo / ImageBindInfo with their binding slots."""
+    values = rng.random((6, 10)).astype(np.float32)
+    image = vd.Image2D((6, 10))
+    image.write(values)
+    coords = random_coords(rng, "2d", 64)
+    out, points = vd.Buffer((64,), v4), vd.Buffer((64,), v2)
+    points.write(coords.astype(np.float32))
+    image_shader.build()
+    description = image_shader.shader_description
+    slots = {info.name: info.binding for info in description.shader_arg_infos}
+    graph = vd.CommandGraph()
+    graph.record_shader(
+        image_shader.plan, description, (64, 1, 1), (1, 1, 1),
+        [vd.BufferBindInfo(out, slots["out"], "buf0_shape", False, True),
+         vd.BufferBindInfo(points, slots["coords"], "buf2_shape", True, False)],
+        [vd.ImageBindInfo(image.sample(), slots["tex"], True, False)])
+    graph.submit()
+    np.testing.assert_allclose(out.read(0).reshape(64, 4),
+                               sample(values, coords, vd.Filter.LINEAR), atol=1 / 16)
+    with pytest.raises(ValueError, match="bound_samplers: binding 2 needs a live vd.Sampler"):
+        graph.record_shader(image_shader.plan, description, (64, 1, 1), (1, 1, 1), [],
+                            [vd.ImageBindInfo(image, slots["tex"], True, False)])
     graph.destroy()
 
 

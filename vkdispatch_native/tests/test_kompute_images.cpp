@@ -183,6 +183,10 @@ TEST_F(KomputeImages, KomputesConstructorErrorsInItsOrder) {
               "Kompute Image data is smaller than the requested image size");
     EXPECT_EQ(messageOf([&] { mgr.image(std::vector<float>(27), 3, 3, 3); }),
               "Kompute Images can only have up to 1, 2 or 4 channels");
+    EXPECT_NE(messageOf([&] {
+                  mgr.image(nine.data(), 9, 3, 3, 1, kp::Memory::DataTypes::eCustom);
+              }).find("no format for data type eCustom"),
+              std::string::npos);
     auto image = mgr.image(nine, 3, 3, 1);
     EXPECT_EQ(image->getX(), 3u);
     EXPECT_EQ(image->getNumChannels(), 1u);

@@ -22,21 +22,6 @@ constexpr VkAccessFlags kShaderOrTransferAccess =
     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
     VK_ACCESS_SHADER_WRITE_BIT;
 
-// Kompute's checks, in its order, before anything is made.
-uint32_t checkedSize(const void* data, size_t data_count, uint32_t width, uint32_t height,
-                     uint32_t channels) {
-    if (width == 0 || height == 0)
-        throw std::runtime_error("Kompute Memory attempted to create a zero-sized memory object");
-    if (channels == 0)
-        throw std::runtime_error("Kompute Image attempted to create an image with no channels");
-    const uint64_t size = uint64_t(width) * height * channels;
-    if (data != nullptr && data_count < size)
-        throw std::runtime_error("Kompute Image data is smaller than the requested image size");
-    if (channels == 3 || channels > 4)
-        throw std::runtime_error("Kompute Images can only have up to 1, 2 or 4 channels");
-    return static_cast<uint32_t>(size);
-}
-
 struct FormatRow {
     Memory::DataTypes type;
     VkFormat formats[3];  // 1, 2 and 4 channels
@@ -65,6 +50,22 @@ VkFormat formatOf(Memory::DataTypes type, uint32_t channels) {
                              " (images take char, uchar, short, ushort, int, uint or float)");
 }
 
+// Kompute's checks, in its order, before anything is made.
+uint32_t checkedSize(const void* data, size_t data_count, uint32_t width, uint32_t height,
+                     uint32_t channels, Memory::DataTypes type) {
+    if (width == 0 || height == 0)
+        throw std::runtime_error("Kompute Memory attempted to create a zero-sized memory object");
+    if (channels == 0)
+        throw std::runtime_error("Kompute Image attempted to create an image with no channels");
+    const uint64_t size = uint64_t(width) * height * channels;
+    if (data != nullptr && data_count < size)
+        throw std::runtime_error("Kompute Image data is smaller than the requested image size");
+    if (channels == 3 || channels > 4)
+        throw std::runtime_error("Kompute Images can only have up to 1, 2 or 4 channels");
+    formatOf(type, channels);  // before Memory sees a custom type's zero element size
+    return static_cast<uint32_t>(size);
+}
+
 std::runtime_error destroyedError() {
     return std::runtime_error("Kompute Image was destroyed: it cannot be recorded");
 }
@@ -86,7 +87,7 @@ struct Image::Resources {
 Image::Image(std::shared_ptr<detail::Runtime> runtime, const void* data, size_t data_count,
              uint32_t width, uint32_t height, uint32_t num_channels, DataTypes data_type,
              MemoryTypes memory_type)
-    : Memory(std::move(runtime), checkedSize(data, data_count, width, height, num_channels),
+    : Memory(std::move(runtime), checkedSize(data, data_count, width, height, num_channels, data_type),
              elementSize(data_type), data_type, memory_type, width, height),
       m_channels(num_channels),
       m_resources(std::make_shared<Resources>()) {
