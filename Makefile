@@ -96,6 +96,7 @@ bench: setup
 	$(VPY) benchmarks/elementwise.py
 	$(VPY) benchmarks/buffer_copy.py
 	$(VPY) benchmarks/fft.py
+	$(VPY) benchmarks/image_sampling.py
 
 docs: setup
 	@$(call install_extra,docs,sphinx)

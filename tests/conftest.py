@@ -60,6 +60,15 @@ def context():
     return ctx
 
 
+@pytest.fixture(scope="module", params=[2, 3])
+def multi(request, context):
+    """A context of 2, then 3, queues on the test device (on lavapipe they share its one
+    hardware queue, each with its own replicas and timeline)."""
+    ctx = vd.create_context(device_ids=[context.device_ids[0]], queue_counts=request.param)
+    yield ctx
+    ctx.close()
+
+
 @pytest.fixture(scope="session")
 def affine(context):
     """A shader ``x = x * k + b`` over a float32 buffer, with ``k`` and ``b`` as Const values."""

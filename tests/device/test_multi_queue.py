@@ -12,13 +12,6 @@ import vkdispatch as vd
 N = 700
 
 
-@pytest.fixture(scope="module", params=[2, 3])
-def multi(request, context):
-    ctx = vd.create_context(device_ids=[context.device_ids[0]], queue_counts=request.param)
-    yield ctx
-    ctx.close()
-
-
 def replicas(multi, rng):
     """A buffer of ``multi`` whose replicas hold different random data, and that data."""
     hosts = rng.standard_normal((multi.queue_count, N)).astype(np.float32)

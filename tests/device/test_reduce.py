@@ -579,3 +579,22 @@ def test_float32_sum_of_1e8_positive_values_within_1e5_of_float64(context, rng):
     got = result(loader(vd.reduce.SubgroupAdd, f32)(vd.asbuffer(x)))
     expected = x.sum(dtype=np.float64)
     assert abs(got - expected) / expected < 1e-5
+
+
+def test_reduction_into_a_graph_of_another_context(context, fsum, rng):
+    """The output is made in the input's context (the graph's), not in the current one."""
+    other = vd.create_context(device_ids=[context.device_ids[0]], queue_counts=2)
+    try:
+        x = rng.random(5000).astype(np.float32)
+        with other:
+            buffer = vd.Buffer((5000,), vd.float32)
+            graph = vd.CommandGraph()
+        buffer.write(x)
+        out = fsum(buffer, graph=graph)
+        assert out.context is other
+        graph.submit()
+        for q in range(2):
+            assert_sum_close(out.read(q)[0], x)
+        graph.destroy()
+    finally:
+        other.close()

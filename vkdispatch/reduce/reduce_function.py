@@ -121,7 +121,9 @@ class ReduceFunction:
         # The output keeps 0.1.0's shape (one partial slot per group of G elements, at most
         # G); the first stage runs fewer groups, so each invocation has the unrolled loop's
         # elements (H100, 2^20 floats: one per invocation took 10.3 us, four 6.2).
-        out = self._output(out, min(-(-size // group), group), batches)
+        # The input's context, which the graph's must be: not the current one, which may differ.
+        context = args[0].context if isinstance(args[0], Buffer) else get_context()
+        out = self._output(out, min(-(-size // group), group), batches, context)
         groups = min(-(-size // (group * UNROLL)), group)
         if groups == 1:  # one group per batch holds it all: its value is the result
             first = ReductionParams(0, size, 1, size, 0, 0, 1, 1, 0)
@@ -130,14 +132,14 @@ class ReduceFunction:
         first = ReductionParams(0, size, 1, size, 0, batches, 1, groups, 0)
         second = ReductionParams(batches, groups, 1, groups, 0, 0, 1, 1, 0)
         self.stage1(out, *args, first, exec_size=(groups * group, batches), graph=graph)
-        fold_size, fold = self._fold(groups)
+        fold_size, fold = self._fold(groups, context)
         fold(out, second, exec_size=(fold_size, batches), graph=graph)
         return out
 
-    def _fold(self, partials: int):
+    def _fold(self, partials: int, context):
         """The second stage for ``partials`` values: a group just big enough (at least a
-        subgroup), so a few partials do not pay for a 1024-invocation tree."""
-        context = get_context()
+        subgroup of ``context``'s devices), so a few partials do not pay for a 1024-invocation
+        tree."""
         floor = context.subgroup_size if context.subgroup_enabled else 1
         size = min(self.group_size, max(floor, 1 << (partials - 1).bit_length()))
         if size == self.group_size:
@@ -146,10 +148,11 @@ class ReduceFunction:
             self._folds[size] = make_reduction_stage(self.reduction, self.out_type, size, True)
         return size, self._folds[size]
 
-    def _output(self, out: Buffer | None, groups: int, batches: int) -> Buffer:
+    def _output(self, out: Buffer | None, groups: int, batches: int, context) -> Buffer:
         shape = (groups + 1,) if batches == 1 else (groups + 1, batches)
         if out is None:
-            return Buffer(shape, self.out_type)
+            with context:
+                return Buffer(shape, self.out_type)
         if not isinstance(out, Buffer):
             raise InvalidTypeError(f"out must be a vd.Buffer, got {type(out).__name__}")
         if out.var_type is not self.out_type:

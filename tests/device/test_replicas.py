@@ -1,0 +1,114 @@
+"""vd.copy_replica and vd.all_reduce on contexts of 2 and 3 queues (lavapipe shares one hardware
+queue among them; each still has its own replicas): results against numpy, ordering after work
+submitted to each queue before the call, every dtype kind, and the errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import random_array
+
+import vkdispatch as vd
+
+N = 513
+
+
+def distinct_replicas(multi, rng, var_type=vd.float32, np_dtype=np.float32):
+    """A buffer whose replicas hold different random values, and those values."""
+    hosts = np.stack([random_array(rng, N, np_dtype) for _ in range(multi.queue_count)])
+    with multi:
+        buffer = vd.Buffer(N, var_type)
+    for q, host in enumerate(hosts):
+        buffer.write(host, q)
+    return buffer, hosts
+
+
+def test_copy_replica_to_every_other_replica(multi, rng):
+    buffer, hosts = distinct_replicas(multi, rng)
+    src = multi.queue_count - 1
+    vd.copy_replica(buffer, src)
+    np.testing.assert_array_equal(buffer.read(), np.broadcast_to(hosts[src], hosts.shape))
+
+
+def test_copy_replica_to_chosen_replicas_leaves_the_rest(multi, rng):
+    buffer, hosts = distinct_replicas(multi, rng, vd.int32, np.int32)
+    vd.copy_replica(buffer, 0, [1])
+    expected = hosts.copy()
+    expected[1] = hosts[0]
+    np.testing.assert_array_equal(buffer.read(), expected)
+
+
+@pytest.mark.parametrize("op, reduce", [("sum", np.add), ("prod", np.multiply),
+                                        ("min", np.minimum), ("max", np.maximum)])
+@pytest.mark.parametrize("var_type, np_dtype", [(vd.float32, np.float32),
+                                                (vd.int32, np.int32),
+                                                (vd.uint32, np.uint32),
+                                                (vd.float64, np.float64)])
+def test_all_reduce_gives_every_replica_the_reduction(multi, rng, op, reduce, var_type,
+                                                      np_dtype):
+    buffer, hosts = distinct_replicas(multi, rng, var_type, np_dtype)
+    vd.all_reduce(buffer, op)
+    expected = reduce.reduce(hosts, axis=0, dtype=np_dtype)  # integers wrap around
+    got = buffer.read()
+    for q in range(multi.queue_count):
+        np.testing.assert_allclose(got[q], expected, rtol=1e-6)
+
+
+def test_all_reduce_of_complex_and_vector_buffers(multi, rng):
+    buffer, hosts = distinct_replicas(multi, rng, vd.complex64, np.complex64)
+    vd.all_reduce(buffer)
+    np.testing.assert_allclose(buffer.read(1), hosts.sum(axis=0), rtol=1e-5)
+    with multi:
+        vectors = vd.Buffer(N, vd.vec2)
+    parts = rng.standard_normal((multi.queue_count, N, 2)).astype(np.float32)
+    for q in range(multi.queue_count):
+        vectors.write(parts[q], q)
+    vd.all_reduce(vectors, "max")
+    np.testing.assert_array_equal(vectors.read(0), parts.max(axis=0))
+
+
+def test_replica_operations_come_after_earlier_work_on_each_queue(multi, rng, affine):
+    """Each queue scales its replica by its own factor in a graph submitted to it just before
+    the all-reduce: the sum sees every scaled replica."""
+    buffer, hosts = distinct_replicas(multi, rng)
+    graphs = []
+    for q in range(multi.queue_count):
+        with multi:
+            graph = vd.CommandGraph()
+        affine(buffer, float(q + 2), 0.0, graph=graph)
+        graph.submit(queue_index=q)
+        graphs.append(graph)
+    vd.all_reduce(buffer)
+    factors = np.arange(2, multi.queue_count + 2, dtype=np.float32)[:, None]
+    np.testing.assert_allclose(buffer.read(0), (hosts * factors).sum(axis=0), rtol=1e-5,
+                               atol=1e-4)
+    for graph in graphs:
+        graph.destroy()
+
+
+def test_replica_operation_errors(multi, rng):
+    buffer, _hosts = distinct_replicas(multi, rng)
+    with pytest.raises(IndexError, match="src must be between 0 and"):
+        vd.copy_replica(buffer, multi.queue_count)
+    with pytest.raises(IndexError, match="dst must be between"):
+        vd.copy_replica(buffer, 0, [-1])
+    with pytest.raises(ValueError, match="dst holds the source replica 0"):
+        vd.copy_replica(buffer, 0, [0, 1])
+    with pytest.raises(ValueError, match="op must be one of 'sum', 'prod', 'min', 'max'"):
+        vd.all_reduce(buffer, "mean")
+    with pytest.raises(TypeError, match="buffer must be a vd.Buffer"):
+        vd.all_reduce(np.zeros(3))
+    with multi:
+        complex_buffer = vd.Buffer(4, vd.complex64)
+    with pytest.raises(ValueError, match="complex values have no order"):
+        vd.all_reduce(complex_buffer, "max")
+    buffer.destroy()
+    with pytest.raises(ValueError, match="buffer was destroyed"):
+        vd.copy_replica(buffer)
+
+
+def test_single_queue_context_has_nothing_to_move(context, rng):
+    values = rng.standard_normal(N).astype(np.float32)
+    buffer = vd.asbuffer(values)
+    vd.copy_replica(buffer)
+    vd.all_reduce(buffer)
+    np.testing.assert_array_equal(buffer.read(0), values)
