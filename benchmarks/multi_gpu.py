@@ -1,0 +1,126 @@
+"""A batched workload on one GPU and split over all GPUs of the host, the cost of a second
+GPU's first submissions, and vd.all_reduce's throughput.
+
+* Scaling: a batch of --gib GiB of float32 samples passed through a polynomial (the
+  examples/batch_over_queues.py kernel, compute-heavy: 12 fused multiply-adds per sample) and
+  summed (vd.reduce), recorded in one graph. One GPU: the whole batch in one buffer on one
+  queue. N GPUs: a context over all of them (one queue each), every replica a 1/N slice, the
+  same graph submitted to all queues. Times are the median of --repeats submits, each waited
+  for, after a warm-up submit on every queue; speedup = one-GPU time / N-GPU time (target of
+  the multi-GPU issue: >= 1.8x on two GPUs).
+* First use: a new N-GPU context with only queue 0 warmed (one submit), then --first submits
+  to all queues timed one by one (submit + wait): how much the other GPUs' first use costs.
+* all_reduce: GB/s = replicas x bytes / time of vd.all_reduce of a --reduce-mib MiB buffer.
+
+    python benchmarks/multi_gpu.py [--gib 1] [--repeats 5] [--first 5] [--reduce-mib 64]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+import vkdispatch as vd
+
+_EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "batch_over_queues.py"
+_spec = importlib.util.spec_from_file_location("batch_over_queues", _EXAMPLE)
+example = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(example)
+
+
+def submit_seconds(graph: vd.CommandGraph, context: vd.Context, queue_index: int) -> float:
+    start = time.perf_counter()
+    graph.submit(queue_index=queue_index)
+    context.wait_idle()
+    return time.perf_counter() - start
+
+
+def recorded(context: vd.Context, samples: int):
+    """A graph of the polynomial and the sum over a buffer of ``samples`` per replica."""
+    with context:
+        buffer = vd.Buffer((samples,), vd.float32)
+        graph = vd.CommandGraph()
+    buffer.write(np.random.default_rng(0).uniform(-1, 1, samples).astype(np.float32))
+    example.polynomial(buffer, graph=graph)
+    example.total(buffer, graph=graph)
+    return buffer, graph
+
+
+def scaling(devices: list[int], samples: int, repeats: int) -> float:
+    context = vd.create_context(device_ids=devices, queue_counts=1)
+    try:
+        _buffer, graph = recorded(context, samples // len(devices))
+        submit_seconds(graph, context, -2)
+        seconds = statistics.median(submit_seconds(graph, context, -2) for _ in range(repeats))
+        graph.destroy()
+        return seconds
+    finally:
+        context.close()
+
+
+def first_use(devices: list[int], samples: int, count: int) -> list[float]:
+    context = vd.create_context(device_ids=devices, queue_counts=1)
+    try:
+        _buffer, graph = recorded(context, samples // len(devices))
+        submit_seconds(graph, context, 0)
+        times = [submit_seconds(graph, context, -2) for _ in range(count)]
+        graph.destroy()
+        return times
+    finally:
+        context.close()
+
+
+def all_reduce_gbps(devices: list[int], mib: int, repeats: int) -> float:
+    context = vd.create_context(device_ids=devices, queue_counts=1)
+    try:
+        count = mib * (1 << 20) // 4
+        with context:
+            buffer = vd.Buffer((count,), vd.float32)
+        buffer.write(np.ones(count, np.float32))
+        vd.all_reduce(buffer)
+        seconds = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            vd.all_reduce(buffer)
+            context.wait_idle()
+            seconds.append(time.perf_counter() - start)
+        expected = float(len(devices)) ** (repeats + 1)
+        assert np.all(buffer.read(len(devices) - 1)[:8] == expected)
+        return len(devices) * count * 4 / statistics.median(seconds) / 1e9
+    finally:
+        context.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gib", type=float, default=1.0)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--first", type=int, default=5)
+    parser.add_argument("--reduce-mib", type=int, default=64)
+    args = parser.parse_args()
+    gpus = [i for i, info in enumerate(vd.get_devices()) if info.device_type != 4] or [0]
+    samples = int(args.gib * (1 << 30)) // 4
+    names = ", ".join(vd.get_devices()[i].device_name for i in gpus)
+    print(f"GPUs: {names}; batch {args.gib} GiB of float32")
+    one = scaling(gpus[:1], samples, args.repeats)
+    print("| GPUs | ms per pass | GB/s | speedup |")
+    print("|---:|---:|---:|---:|")
+    print(f"| 1 | {one * 1e3:.2f} | {samples * 4 / one / 1e9:.0f} | 1.00 |")
+    if len(gpus) > 1:
+        many = scaling(gpus, samples, args.repeats)
+        print(f"| {len(gpus)} | {many * 1e3:.2f} | {samples * 4 / many / 1e9:.0f} | "
+              f"{one / many:.2f} |")
+        firsts = first_use(gpus, samples, args.first)
+        print(f"first submits to all {len(gpus)} GPUs after warming queue 0 only (ms): "
+              + ", ".join(f"{t * 1e3:.1f}" for t in firsts))
+    for devices in ([gpus[0]], gpus) if len(gpus) > 1 else ([gpus[0]],):
+        print(f"vd.all_reduce of {args.reduce_mib} MiB over {len(devices)} replica(s): "
+              f"{all_reduce_gbps(devices, args.reduce_mib, args.repeats):.2f} GB/s")
+
+
+if __name__ == "__main__":
+    main()
