@@ -22,6 +22,7 @@ from vkdispatch.base.init import (get_backend, get_devices, initialize, is_cuda,
                                   is_initialized, is_opencl, is_vulkan)
 from vkdispatch.base.log import (LogLevel, log, log_error, log_info, log_verbose, log_warning,
                                  set_log_level)
+from vkdispatch.base.async_transfer import PendingTransfer
 from vkdispatch.base.replicas import all_reduce, copy_replica
 from vkdispatch.base.rfft_buffer import RFFTBuffer, asrfftbuffer
 from vkdispatch.base.sampler import AddressMode, BorderColor, Filter, Sampler
@@ -55,7 +56,7 @@ __all__ = [
     "select_queue_families",
     "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
     "Buffer", "asbuffer", "from_cuda_array", "RFFTBuffer", "asrfftbuffer", "copy_replica",
-    "all_reduce",
+    "all_reduce", "PendingTransfer",
     "Image", "Image1D", "Image2D", "Image2DArray", "Image3D", "image_format", "image_type",
     "image_view_type", "select_image_format", "Sampler", "Filter", "AddressMode", "BorderColor",
     "ShaderBuildError", "__version__", "CommandGraph", "BufferBindInfo", "ImageBindInfo",

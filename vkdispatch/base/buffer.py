@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from vkdispatch.base import dtype as dt
+from vkdispatch.base.async_transfer import PendingTransfer, wait_all
 from vkdispatch.base.context import Context, get_context
 from vkdispatch.base.handle import Handle
 from vkdispatch.errors import InvalidArgumentError, InvalidStateError, InvalidTypeError
@@ -116,9 +117,11 @@ class Buffer(Handle, Generic[_ArgType]):
         self.cuda_ptr = None
         self.context: Context = get_context()
         self._native = self.context.create_native_buffer(self.mem_size)
+        self._pending: set = set()  # futures of write_async / read_async still running
         self._register(self.context.handles)
 
     def _destroy(self) -> None:
+        wait_all(self._pending)  # a background copy must not outlive the native buffer
         self._native.close()
 
     # -- writing -----------------------------------------------------------------------------
@@ -146,6 +149,21 @@ class Buffer(Handle, Generic[_ArgType]):
         """
         target = self._queue_target(index)
         self._check_alive()
+        self._native.write(self._write_bytes(data), 0, target)
+
+    def write_async(self, data: Any, index: int | None = None) -> PendingTransfer:
+        """``write`` in a background thread: returns at once, while the copy runs (beside GPU
+        work the caller submits meanwhile). ``data`` is checked and converted before the call
+        returns, but may be read until the transfer finishes: do not change it before then.
+        ``wait()`` the result before submitting work that uses the replica(s), or reading them.
+        """
+        target = self._queue_target(index)
+        self._check_alive()
+        raw = self._write_bytes(data)
+        return self._background(lambda: self._native.write(raw, 0, target),
+                                f"write of replica {'all' if index is None else index}")
+
+    def _write_bytes(self, data: Any):
         if isinstance(data, (bytes, bytearray, memoryview)):
             raw = memoryview(data)
             if not raw.c_contiguous:
@@ -155,9 +173,15 @@ class Buffer(Handle, Generic[_ArgType]):
             if raw.nbytes > self.mem_size:
                 raise InvalidArgumentError(f"data is {raw.nbytes} bytes, larger than the buffer "
                                            f"({self.mem_size} bytes)")
-        else:
-            raw = self._to_device_bytes(data)
-        self._native.write(raw, 0, target)
+            return raw
+        return self._to_device_bytes(data)
+
+    def _background(self, work, what: str) -> PendingTransfer:
+        pending = self.context.transfers.start(work, what)
+        future = pending._future
+        self._pending.add(future)
+        future.add_done_callback(self._pending.discard)
+        return pending
 
     def _to_device_bytes(self, data: Any) -> np.ndarray:
         try:
@@ -218,6 +242,9 @@ class Buffer(Handle, Generic[_ArgType]):
                 repeatedly (no fresh pages to fault in). Not available for complex32.
         """
         self._check_alive()
+        return self._read(index, out)
+
+    def _read(self, index: int | None, out: np.ndarray | None) -> np.ndarray:
         indices = (range(self.context.queue_count) if index is None
                    else [self.context.check_queue_index(index)])
         if out is None:
@@ -228,6 +255,19 @@ class Buffer(Handle, Generic[_ArgType]):
             target = out[position] if index is None else out
             self._native.read_into(target.reshape(-1).view(np.uint8), 0, i)
         return out
+
+    def read_async(self, index: int | None = None,
+                   out: np.ndarray | None = None) -> PendingTransfer:
+        """``read`` in a background thread: returns at once; ``wait()`` returns the array. The
+        copy starts after the work submitted to the queue before this call, like ``read``."""
+        self._check_alive()
+        if index is not None:
+            self.context.check_queue_index(index)
+        if out is not None:
+            self._check_out(out, stacked=index is None)
+        # _read: a destroy() after this call waits for the copy instead of refusing it.
+        return self._background(lambda: self._read(index, out),
+                                f"read of replica {'all' if index is None else index}")
 
     def _host_shape(self) -> tuple[int, ...]:
         return self.shape + tuple(self.var_type.true_numpy_shape)

@@ -17,6 +17,7 @@ import weakref
 from typing import Any, Sequence
 
 from vkdispatch.base import backend as backends
+from vkdispatch.base.async_transfer import TransferWorkers
 from vkdispatch.base.disk_cache import cache_directory, disk_cache_enabled
 from vkdispatch.base.handle import HandleRegistry, new_identity
 from vkdispatch.base.init import get_devices, runtime
@@ -77,6 +78,7 @@ class Context:
         self._module = rt.native
         self._native = None
         self._pipeline_cache = None
+        self.transfers = TransferWorkers(self.queue_count)  # for write_async / read_async
         if not self.dummy:
             self._native = rt.native.NativeContext(rt.instance, self.mapped_device_ids,
                                                    self.queue_families)
@@ -202,6 +204,7 @@ class Context:
             if self._closed:
                 return
             self._closed = True
+        self.transfers.close()  # background transfers finish before their buffers go
         self.derived.clear()
         for handle in self.handles.close():
             handle.destroy()
