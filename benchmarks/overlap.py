@@ -1,0 +1,110 @@
+"""Transfers overlapping compute: an upload (and a download) to the replica of queue 1 while a
+graph of kernels runs on queue 0, in a context of two queues on the first device.
+
+* compute: a graph of --passes polynomial passes over --compute-mib MiB (the
+  examples/batch_over_queues.py kernel), submitted to queue 0 and waited for.
+* upload / download: ``write(data, 1)`` / ``read(1, out=...)`` of --transfer-mib MiB, alone.
+* serial: the compute, then the upload, then the download, one after the other.
+* overlapped: the compute submitted, then ``write_async(data, 1)`` and ``read_async(1, out=)``
+  of another buffer, then all three waited for.
+
+overlap = serial / overlapped time; the ideal is serial / the longest of the three parts. On a
+CPU device (one hardware queue, the CPU doing everything) expect no gain. Medians of
+--repeats.
+
+    python benchmarks/overlap.py [--compute-mib 256] [--passes 8] [--transfer-mib 256]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+import vkdispatch as vd
+
+_EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "batch_over_queues.py"
+_spec = importlib.util.spec_from_file_location("batch_over_queues", _EXAMPLE)
+example = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(example)
+
+
+def seconds(action) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compute-mib", type=int, default=256)
+    parser.add_argument("--passes", type=int, default=8)
+    parser.add_argument("--transfer-mib", type=int, default=256)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    context = vd.create_context(device_ids=[0], queue_counts=2)
+    count = args.compute_mib * (1 << 20) // 4
+    moved = args.transfer_mib * (1 << 20) // 4
+    host = np.random.default_rng(1).uniform(-1, 1, moved).astype(np.float32)
+    out = np.empty(moved, np.float32)
+    with context:
+        work = vd.Buffer((count,), vd.float32)
+        upload_target = vd.Buffer((moved,), vd.float32)
+        download_source = vd.Buffer((moved,), vd.float32)
+        graph = vd.CommandGraph()
+    work.write(np.random.default_rng(0).uniform(-1, 1, count).astype(np.float32))
+    download_source.write(host)
+    for _ in range(args.passes):
+        example.polynomial(work, graph=graph)
+
+    def compute() -> None:
+        graph.submit(queue_index=0)
+        context.wait_idle(0)
+
+    def upload() -> None:
+        upload_target.write(host, 1)
+
+    def download() -> None:
+        download_source.read(1, out=out)
+
+    def serial() -> None:
+        compute()
+        upload()
+        download()
+
+    def overlapped() -> None:
+        graph.submit(queue_index=0)
+        pending = [upload_target.write_async(host, 1), download_source.read_async(1, out=out)]
+        for transfer in pending:
+            transfer.wait()
+        context.wait_idle(0)
+
+    timers = {"compute": compute, "upload": upload, "download": download, "serial": serial,
+              "overlapped": overlapped}
+    for action in timers.values():
+        action()  # warm-up: pipelines, staging memory, the first use of each queue
+    samples = {name: [] for name in timers}
+    for _ in range(args.repeats):
+        for name, action in timers.items():
+            samples[name].append(seconds(action))
+    row = {name: statistics.median(values) for name, values in samples.items()}
+    np.testing.assert_array_equal(upload_target.read(1), host)
+    np.testing.assert_array_equal(out, host)
+    ideal = row["serial"] / max(row["compute"], row["upload"], row["download"])
+    print(f"device: {context.device_infos[0].device_name}; compute {args.compute_mib} MiB x "
+          f"{args.passes} passes, transfers {args.transfer_mib} MiB each way")
+    print("| compute ms | upload ms | download ms | serial ms | overlapped ms | overlap | ideal |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"| {row['compute'] * 1e3:.2f} | {row['upload'] * 1e3:.2f} | "
+          f"{row['download'] * 1e3:.2f} | {row['serial'] * 1e3:.2f} | "
+          f"{row['overlapped'] * 1e3:.2f} | {row['serial'] / row['overlapped']:.2f} | "
+          f"{ideal:.2f} |")
+    graph.destroy()
+    context.close()
+
+
+if __name__ == "__main__":
+    main()
