@@ -67,6 +67,7 @@ def timed(graph: vd.CommandGraph, context: vd.Context, queue_index: int, load) -
     seconds = 0.0
     for _ in range(2):
         load()
+        context.wait_idle()  # a write returns with the tail of its staged copy still queued
         start = time.perf_counter()
         graph.submit(queue_index=queue_index)
         context.wait_idle()
