@@ -83,9 +83,11 @@ def run(samples: int, context: vd.Context, seed: int = 0) -> dict:
     with context:
         split = vd.Buffer((-(-samples // queues),), vd.float32)
         whole = vd.Buffer((samples,), vd.float32)
+        sums = vd.Buffer((1,), vd.float32)
         graph, single = vd.CommandGraph(), vd.CommandGraph()
     polynomial(split, graph=graph)
-    sums = total(split, graph=graph)  # element 0: the sum of the queue's slice
+    # The reduction's element 0 is the sum of the queue's slice (the rest are its partials).
+    vd.copy(sums, total(split, graph=graph), count=1, graph=graph)
     polynomial(whole, graph=single)
     total(whole, graph=single)
     one = timed(single, context, 0, lambda: whole.write(batch, 0))

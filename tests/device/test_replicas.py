@@ -37,6 +37,37 @@ def test_copy_replica_to_chosen_replicas_leaves_the_rest(multi, rng):
     np.testing.assert_array_equal(buffer.read(), expected)
 
 
+def test_device_copy_is_ordered_after_earlier_and_before_later_work(multi, rng, affine):
+    """Replica 0 is changed by a graph on queue 0 submitted before the copy (the copy sees it)
+    and by graphs submitted right after it (the copy must not see those)."""
+    size = 1 << 22  # 16 MiB: a copy long enough to race the later work if it were unordered
+    hosts = rng.standard_normal((multi.queue_count, size)).astype(np.float32)
+    with multi:
+        buffer = vd.Buffer(size, vd.float32)
+        graph = vd.CommandGraph()
+    for q in range(multi.queue_count):
+        buffer.write(hosts[q], q)
+    affine(buffer, 2.0, 1.0, graph=graph)
+    same_family = [q for q in range(1, multi.queue_count)
+                   if buffer._native.copies_on_device(0, q)]
+    graph.submit(queue_index=0)
+    vd.copy_replica(buffer, 0)
+    for _ in range(5):
+        graph.submit(queue_index=0)
+    once = hosts[0] * np.float32(2) + np.float32(1)
+    got = buffer.read()
+    for q in range(1, multi.queue_count):
+        np.testing.assert_allclose(got[q], once, rtol=1e-6)
+    expected = once
+    for _ in range(5):
+        expected = expected * np.float32(2) + np.float32(1)
+    np.testing.assert_allclose(got[0], expected, rtol=1e-5)
+    # Queues of one device and family copy on the device (all of lavapipe's do).
+    assert same_family == [q for q in range(1, multi.queue_count)
+                           if multi.queue_families[0][q] == multi.queue_families[0][0]]
+    graph.destroy()
+
+
 @pytest.mark.parametrize("op, reduce", [("sum", np.add), ("prod", np.multiply),
                                         ("min", np.minimum), ("max", np.maximum)])
 @pytest.mark.parametrize("var_type, np_dtype", [(vd.float32, np.float32),

@@ -2,9 +2,11 @@
 a copy from one replica to others, and an all-reduce (every replica receives the sum, product,
 minimum or maximum over all replicas, element by element).
 
-Both go through host memory: the source replicas are downloaded once their queues have
-finished the work submitted before the call, and the result is uploaded ahead of each queue's
-later work. Each call returns once the data is on its way, like ``Buffer.write``.
+A copy between replicas of one device and queue family runs on the device (after the work
+submitted to the source queue before the call; the source queue's later work waits for it);
+other copies, and the all-reduce, go through host memory: the sources are downloaded once
+their queues have finished the work submitted before the call, and the result is uploaded
+ahead of each queue's later work.
 """
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ def _check_buffer(buffer: Buffer) -> None:
 
 def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = None) -> None:
     """Copies replica ``src`` of ``buffer`` into replica ``dst`` (an index, a list of them, or
-    None: every other replica), bit for bit.
+    None: every other replica), bit for bit: on the device where both replicas' queues share a
+    device and queue family (the call then returns at once), else through host memory.
 
     Raises:
         IndexError: a queue index is out of range. ValueError: ``dst`` holds ``src``.
@@ -41,12 +44,16 @@ def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = Non
     if src in targets:
         raise InvalidArgumentError(f"dst holds the source replica {src}; a replica is not "
                                    "copied onto itself")
-    if not targets:
-        return
-    raw = np.empty(buffer.mem_size, dtype=np.uint8)
-    buffer._native.read_into(raw, 0, src)
+    native = buffer._native
+    staged = [q for q in targets if not native.copies_on_device(src, q)]
     for queue in targets:
-        buffer._native.write(raw, 0, queue)
+        if queue not in staged:
+            native.copy_replica_on_device(src, queue)
+    if staged:
+        raw = np.empty(buffer.mem_size, dtype=np.uint8)
+        native.read_into(raw, 0, src)
+        for queue in staged:
+            native.write(raw, 0, queue)
 
 
 def all_reduce(buffer: Buffer, op: str = "sum") -> None:

@@ -40,6 +40,10 @@ cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
         @staticmethod
         int64_t liveCount()
 
+cdef extern from "vkdispatch/replica_copy.hpp" namespace "vkdispatch" nogil:
+    bool copiesOnDevice(Buffer& buffer, int src, int dst) except +raiseNativeError
+    void copyReplicaOnDevice(Buffer& buffer, int src, int dst) except +raiseNativeError
+
 cdef extern from "vkdispatch/transfer_engine.hpp" namespace "vkdispatch" nogil:
     cdef cppclass TransferOptions:
         uint64_t chunk_bytes

@@ -306,6 +306,19 @@ cdef class NativeBuffer:
         self._check_open()
         return self.ptr.get().size()
 
+    def copies_on_device(self, int src, int dst):
+        """Whether replica ``src`` can be copied into ``dst`` without the host (one device,
+        one queue family)."""
+        self._check_open()
+        return rt.copiesOnDevice(self.ptr.get()[0], src, dst)
+
+    def copy_replica_on_device(self, int src, int dst):
+        """Copies replica ``src`` into ``dst`` on the device; returns without waiting."""
+        self._check_open()
+        with nogil:
+            rt.copyReplicaOnDevice(self.ptr.get()[0], src, dst)
+        _check_validation()
+
     def write(self, const uint8_t[::1] data, uint64_t offset=0, int queue_index=-1):
         """Copies ``data`` (bytes) to ``offset`` of one replica, or every replica when -1."""
         cdef const void* src = &data[0] if data.shape[0] else NULL

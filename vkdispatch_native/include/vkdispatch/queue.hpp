@@ -54,6 +54,10 @@ public:
     /// (earlier work -> these commands -> host reads), submits it and returns its timeline value.
     /// A kept command buffer `followed_by` (see record()) is submitted right after it.
     uint64_t submit(const Recorder& commands, VkCommandBuffer followed_by = VK_NULL_HANDLE);
+    /// As submit(), but the commands (and everything submitted to this queue later) wait on the
+    /// device until `other` (a queue of the same VkDevice) reaches `other_value`; the wait makes
+    /// other's earlier writes visible to them.
+    uint64_t submitAfter(const Recorder& commands, const Queue& other, uint64_t other_value);
 
     // For recordings kept and submitted again: record() a command buffer, submit it any number
     // of times with submitRecorded(), and hand it back with recycle() (it is reused once the
@@ -87,7 +91,12 @@ public:
     VkDevice device() const noexcept { return m_device; }
 
 private:
-    uint64_t submitRecorded(const VkCommandBuffer* cbs, uint32_t count);  // run in order
+    // A fresh command buffer of `commands` (then `followed_by`), as submitRecorded() runs them.
+    uint64_t submitFresh(const Recorder& commands, VkCommandBuffer followed_by, VkSemaphore wait,
+                         uint64_t wait_value);
+    // Run in order, after `wait` reaches `wait_value` when `wait` is set.
+    uint64_t submitRecorded(const VkCommandBuffer* cbs, uint32_t count,
+                            VkSemaphore wait = VK_NULL_HANDLE, uint64_t wait_value = 0);
     VkCommandBuffer acquireCommandBuffer();  // m_mutex held
     void collect(uint64_t completed);        // m_mutex held
 

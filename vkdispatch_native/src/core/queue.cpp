@@ -177,7 +177,8 @@ VkCommandBuffer Queue::record(VkCommandBufferUsageFlags usage, const Recorder& c
     return cb;
 }
 
-uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count) {
+uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count, VkSemaphore wait,
+                               uint64_t wait_value) {
     std::lock_guard<std::mutex> lock(m_mutex);
     const uint64_t value = m_next_value;
     VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
@@ -190,6 +191,14 @@ uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count) {
     submit.pCommandBuffers = cbs;
     submit.signalSemaphoreCount = 1;
     submit.pSignalSemaphores = &sem;
+    const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    if (wait != VK_NULL_HANDLE) {
+        timeline.waitSemaphoreValueCount = 1;
+        timeline.pWaitSemaphoreValues = &wait_value;
+        submit.waitSemaphoreCount = 1;
+        submit.pWaitSemaphores = &wait;
+        submit.pWaitDstStageMask = &wait_stage;
+    }
     {
         std::lock_guard<std::mutex> hardware(*m_hardware_lock);
         VK_CHECK(vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE),
@@ -209,18 +218,29 @@ void Queue::recycle(VkCommandBuffer cb, uint64_t last_use) {
     m_in_flight.emplace_back(last_use, cb);
 }
 
-uint64_t Queue::submit(const Recorder& commands, VkCommandBuffer followed_by) {
+uint64_t Queue::submitFresh(const Recorder& commands, VkCommandBuffer followed_by,
+                            VkSemaphore wait, uint64_t wait_value) {
     const VkCommandBuffer cbs[2] = {record(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, commands),
                                     followed_by};
     uint64_t value = 0;
     try {
-        value = submitRecorded(cbs, followed_by == VK_NULL_HANDLE ? 1 : 2);
+        value = submitRecorded(cbs, followed_by == VK_NULL_HANDLE ? 1 : 2, wait, wait_value);
     } catch (...) {
         recycle(cbs[0], 0);
         throw;
     }
     recycle(cbs[0], value);
     return value;
+}
+
+uint64_t Queue::submit(const Recorder& commands, VkCommandBuffer followed_by) {
+    return submitFresh(commands, followed_by, VK_NULL_HANDLE, 0);
+}
+
+uint64_t Queue::submitAfter(const Recorder& commands, const Queue& other, uint64_t other_value) {
+    if (other.m_device != m_device)
+        throw InvalidArgumentError("other: a queue waits only on queues of its own device");
+    return submitFresh(commands, VK_NULL_HANDLE, other.m_timeline.get(), other_value);
 }
 
 }  // namespace vkdispatch
