@@ -41,12 +41,17 @@ class TransferWorkers:
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def start(self, work: Callable[[], Any], what: str) -> PendingTransfer:
+    def start(self, work: Callable[[], Any], what: str, running: set) -> PendingTransfer:
+        """Runs ``work`` in a worker; its future stays in ``running`` until it is done (what
+        the owner of the memory waits for before freeing it, see :func:`wait_all`)."""
         with self._lock:
             if self._executor is None:
                 self._executor = concurrent.futures.ThreadPoolExecutor(
                     self._count, thread_name_prefix="vkdispatch-transfer")
-            return PendingTransfer(self._executor.submit(work), what)
+            future = self._executor.submit(work)
+        running.add(future)
+        future.add_done_callback(running.discard)
+        return PendingTransfer(future, what)
 
     def close(self) -> None:
         with self._lock:

@@ -177,11 +177,7 @@ class Buffer(Handle, Generic[_ArgType]):
         return self._to_device_bytes(data)
 
     def _background(self, work, what: str) -> PendingTransfer:
-        pending = self.context.transfers.start(work, what)
-        future = pending._future
-        self._pending.add(future)
-        future.add_done_callback(self._pending.discard)
-        return pending
+        return self.context.transfers.start(work, what, self._pending)
 
     def _to_device_bytes(self, data: Any) -> np.ndarray:
         try:
