@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
-import time
 
 import numpy as np
 
@@ -27,10 +26,12 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, Img2, f32, i32, v2
 
+from example_modules import load_example  # benchmarks/example_modules.py
 from graph_timing import gpu_seconds  # benchmarks/graph_timing.py
-from torch_reference import torch_cuda  # benchmarks/torch_reference.py
+from torch_reference import torch_cuda, torch_graph_seconds  # benchmarks/torch_reference.py
 
 CPU_DEVICE = 4
+ROTATION_EXAMPLE = load_example("image_rotation")  # its numpy model checks CPU devices
 
 
 @vd.shader("out.size")
@@ -42,43 +43,6 @@ def rotate(out: Buff[f32], tex: Img2[f32], side: Const[i32], centre: Const[f32],
     source = vc.new_register(v2, cos_sin.x * x - cos_sin.y * y + centre,
                              cos_sin.y * x + cos_sin.x * y + centre)
     out[i] = tex.sample(source).x
-
-
-def torch_seconds(torch, call, replays: int) -> float:
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            call()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(replays):
-            call()
-    graph.replay()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    graph.replay()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / replays
-
-
-def numpy_rotation(picture: np.ndarray, angle: float) -> np.ndarray:
-    """The float64 bilinear model (zero outside) of the same rotation."""
-    n = picture.shape[0]
-    centre = (n - 1) / 2
-    y, x = np.mgrid[0:n, 0:n].astype(np.float64) - centre
-    c, s = math.cos(angle), math.sin(angle)
-    sx, sy = c * x - s * y + centre, s * x + c * y + centre
-    x0, y0 = np.floor(sx).astype(int), np.floor(sy).astype(int)
-    fx, fy = sx - x0, sy - y0
-
-    def at(yy, xx):
-        inside = (yy >= 0) & (yy < n) & (xx >= 0) & (xx < n)
-        return np.where(inside, picture[np.clip(yy, 0, n - 1), np.clip(xx, 0, n - 1)], 0)
-
-    return ((1 - fx) * (1 - fy) * at(y0, x0) + fx * (1 - fy) * at(y0, x0 + 1)
-            + (1 - fx) * fy * at(y0 + 1, x0) + fx * fy * at(y0 + 1, x0 + 1))
 
 
 def measure(n: int, args, torch) -> dict:
@@ -107,8 +71,8 @@ def measure(n: int, args, torch) -> dict:
                                                    padding_mode="zeros", align_corners=False)
 
         grid = functional.affine_grid(theta, (1, 1, n, n), align_corners=False)
-        timers["torch"] = lambda: torch_seconds(torch, torch_rotate, replays)
-        timers["torch sample"] = lambda: torch_seconds(
+        timers["torch"] = lambda: torch_graph_seconds(torch, torch_rotate, replays)
+        timers["torch sample"] = lambda: torch_graph_seconds(
             torch, lambda: functional.grid_sample(x, grid, mode="bilinear",
                                                   padding_mode="zeros", align_corners=False),
             replays)
@@ -123,7 +87,7 @@ def measure(n: int, args, torch) -> dict:
         torch_rotate()
         reference = result["out"].reshape(n, n).cpu().numpy()
     else:
-        reference = numpy_rotation(picture, angle)
+        reference = ROTATION_EXAMPLE.model_rotation(picture, angle)  # float64, zero outside
     row["difference"] = float(np.abs(ours - reference).max())
     return row
 

@@ -17,19 +17,16 @@ GPU's first submissions, and vd.all_reduce's throughput.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 
 import vkdispatch as vd
 
-_EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "batch_over_queues.py"
-_spec = importlib.util.spec_from_file_location("batch_over_queues", _EXAMPLE)
-example = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(example)
+from example_modules import load_example  # benchmarks/example_modules.py
+
+example = load_example("batch_over_queues")
 
 
 def submit_seconds(graph: vd.CommandGraph, context: vd.Context, queue_index: int) -> float:

@@ -29,7 +29,7 @@ import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, f32
 
 from graph_timing import gpu_seconds  # benchmarks/graph_timing.py
-from torch_reference import torch_cuda  # benchmarks/torch_reference.py
+from torch_reference import torch_cuda, torch_graph_seconds  # benchmarks/torch_reference.py
 
 CPU_DEVICE = 4
 
@@ -48,25 +48,6 @@ def squares(x: Buff[f32]) -> f32:
 @vd.shader(1, local_size=(1, 1, 1))
 def touch(y: Buff[f32]):
     y[0] = y[0] + 1.0
-
-
-def torch_seconds(torch, call, replays: int) -> float:
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            call()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(replays):
-            call()
-    graph.replay()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    graph.replay()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / replays
 
 
 def eager_seconds(call, sync, replays: int) -> float:
@@ -104,8 +85,8 @@ def measure(k: int, args, torch, cupy) -> dict:
             lambda g: (touch(buffer, graph=g), touch(buffer, graph=g)), replays)}
     if torch is not None:
         x = torch.from_numpy(host).cuda()
-        timers["torch sum"] = lambda: torch_seconds(torch, lambda: x.sum(), replays)
-        timers["torch squares"] = lambda: torch_seconds(
+        timers["torch sum"] = lambda: torch_graph_seconds(torch, lambda: x.sum(), replays)
+        timers["torch squares"] = lambda: torch_graph_seconds(
             torch, lambda: torch.linalg.vector_norm(x) ** 2, replays)
     if cupy is not None:
         c = cupy.asarray(host)

@@ -2,6 +2,8 @@
 (the scripts then print their own figures without the torch columns)."""
 from __future__ import annotations
 
+import time
+
 
 def torch_cuda():
     try:
@@ -9,3 +11,25 @@ def torch_cuda():
     except ImportError:
         return None
     return torch if torch.cuda.is_available() else None
+
+
+def torch_graph_seconds(torch, call, replays: int) -> float:
+    """Seconds per call of ``call`` captured ``replays`` times in a CUDA graph and replayed
+    once (after warm-up calls on a side stream, as capture requires): like for like with a
+    replayed vd.CommandGraph."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            call()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(replays):
+            call()
+    graph.replay()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    graph.replay()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / replays
