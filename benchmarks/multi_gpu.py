@@ -10,7 +10,10 @@ GPU's first submissions, and vd.all_reduce's throughput.
   the multi-GPU issue: >= 1.8x on two GPUs).
 * First use: a new N-GPU context with only queue 0 warmed (one submit), then --first submits
   to all queues timed one by one (submit + wait): how much the other GPUs' first use costs.
-* all_reduce: GB/s = replicas x bytes / time of vd.all_reduce of a --reduce-mib MiB buffer.
+* all_reduce: GB/s = replicas x bytes / time of vd.all_reduce of a --reduce-mib MiB float32
+  buffer (call + wait): over 3 queues of one GPU (on the device) beside torch running the same
+  steps on 3 tensors of that GPU (r1 += r0, r2 += r1, then r2 copied into r0 and r1; eager
+  calls + synchronize), and over all GPUs (through the host).
 
     python benchmarks/multi_gpu.py [--gib 1] [--repeats 5] [--first 5] [--reduce-mib 64]
 """
@@ -25,6 +28,7 @@ import numpy as np
 import vkdispatch as vd
 
 from example_modules import load_example  # benchmarks/example_modules.py
+from torch_reference import torch_cuda
 
 example = load_example("batch_over_queues")
 
@@ -71,25 +75,51 @@ def first_use(devices: list[int], samples: int, count: int) -> list[float]:
         context.close()
 
 
-def all_reduce_gbps(devices: list[int], mib: int, repeats: int) -> float:
-    context = vd.create_context(device_ids=devices, queue_counts=1)
+def all_reduce_gbps(devices: list[int], queues_per_device: int, mib: int,
+                    repeats: int) -> float:
+    context = vd.create_context(device_ids=devices, queue_counts=queues_per_device)
     try:
         count = mib * (1 << 20) // 4
         with context:
             buffer = vd.Buffer((count,), vd.float32)
         buffer.write(np.ones(count, np.float32))
         vd.all_reduce(buffer)
+        context.wait_idle()
         seconds = []
         for _ in range(repeats):
             start = time.perf_counter()
             vd.all_reduce(buffer)
             context.wait_idle()
             seconds.append(time.perf_counter() - start)
-        expected = float(len(devices)) ** (repeats + 1)
-        assert np.all(buffer.read(len(devices) - 1)[:8] == expected)
-        return len(devices) * count * 4 / statistics.median(seconds) / 1e9
+        replicas = context.queue_count
+        expected = float(replicas) ** (repeats + 1)
+        assert np.all(buffer.read(replicas - 1)[:8] == expected)
+        return replicas * count * 4 / statistics.median(seconds) / 1e9
     finally:
         context.close()
+
+
+def torch_all_reduce_gbps(replicas: int, mib: int, repeats: int) -> float | None:
+    torch = torch_cuda()
+    if torch is None:
+        return None
+    count = mib * (1 << 20) // 4
+    tensors = [torch.ones(count, device="cuda") for _ in range(replicas)]
+
+    def reduce_all():
+        for before, after in zip(tensors, tensors[1:]):
+            after.add_(before)
+        for tensor in tensors[:-1]:
+            tensor.copy_(tensors[-1])
+        torch.cuda.synchronize()
+
+    reduce_all()
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        reduce_all()
+        seconds.append(time.perf_counter() - start)
+    return replicas * count * 4 / statistics.median(seconds) / 1e9
 
 
 def main() -> None:
@@ -114,9 +144,15 @@ def main() -> None:
         firsts = first_use(gpus, samples, args.first)
         print(f"first submits to all {len(gpus)} GPUs after warming queue 0 only (ms): "
               + ", ".join(f"{t * 1e3:.1f}" for t in firsts))
-    for devices in ([gpus[0]], gpus) if len(gpus) > 1 else ([gpus[0]],):
-        print(f"vd.all_reduce of {args.reduce_mib} MiB over {len(devices)} replica(s): "
-              f"{all_reduce_gbps(devices, args.reduce_mib, args.repeats):.2f} GB/s")
+    ours = all_reduce_gbps(gpus[:1], 3, args.reduce_mib, args.repeats)
+    torch_figure = torch_all_reduce_gbps(3, args.reduce_mib, args.repeats)
+    print(f"| all_reduce of {args.reduce_mib} MiB | ours GB/s | torch GB/s | ratio |")
+    print("|---|---:|---:|---:|")
+    print(f"| 3 replicas on 1 GPU (device) | {ours:.1f} | "
+          + (f"{torch_figure:.1f} | {ours / torch_figure:.2f} |" if torch_figure else "- | - |"))
+    if len(gpus) > 1:
+        print(f"| {len(gpus)} replicas on {len(gpus)} GPUs (host) | "
+              f"{all_reduce_gbps(gpus, 1, args.reduce_mib, args.repeats):.1f} | - | - |")
 
 
 if __name__ == "__main__":

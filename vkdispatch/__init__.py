@@ -23,7 +23,8 @@ from vkdispatch.base.init import (get_backend, get_devices, initialize, is_cuda,
 from vkdispatch.base.log import (LogLevel, log, log_error, log_info, log_verbose, log_warning,
                                  set_log_level)
 from vkdispatch.base.async_transfer import PendingTransfer
-from vkdispatch.base.replicas import all_reduce, copy_replica
+from vkdispatch.base.replicas import copy_replica
+from vkdispatch.execution_pipeline.all_reduce import all_reduce
 from vkdispatch.base.rfft_buffer import RFFTBuffer, asrfftbuffer
 from vkdispatch.base.sampler import AddressMode, BorderColor, Filter, Sampler
 from vkdispatch.base.signal import Signal

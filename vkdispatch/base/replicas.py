@@ -1,12 +1,11 @@
-"""Moving data between a buffer's replicas (one per queue), beyond what vkdispatch 0.1.0 offers:
-a copy from one replica to others, and an all-reduce (every replica receives the sum, product,
-minimum or maximum over all replicas, element by element).
+"""Copies between a buffer's replicas (one per queue), beyond what vkdispatch 0.1.0 offers.
 
-A copy between replicas of one device and queue family runs on the device (after the work
-submitted to the source queue before the call; the source queue's later work waits for it);
-other copies, and the all-reduce, go through host memory: the sources are downloaded once
-their queues have finished the work submitted before the call, and the result is uploaded
-ahead of each queue's later work.
+Between replicas of one device a copy runs on the device: on the destination queue, after the
+work submitted to the source queue before the call (the source queue's later work waits for
+it). Across devices it goes through host memory: the source is downloaded once its queue has
+finished the work submitted before the call, and uploaded ahead of the destination queue's
+later work. The all-reduce built on these copies is
+:mod:`vkdispatch.execution_pipeline.all_reduce`.
 """
 from __future__ import annotations
 
@@ -15,27 +14,37 @@ import numpy as np
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["copy_replica", "all_reduce"]
-
-_OPS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
+__all__ = ["copy_replica", "copies_on_device", "copy_into_replica", "check_live_buffer"]
 
 
-def _check_buffer(buffer: Buffer) -> None:
+def check_live_buffer(buffer: Buffer) -> None:
+    """Raises naming ``buffer`` unless it is a live vd.Buffer."""
     if not isinstance(buffer, Buffer):
         raise InvalidTypeError(f"buffer must be a vd.Buffer, got {type(buffer).__name__}")
     if buffer.destroyed:
         raise buffer.unusable_error("buffer")
 
 
+def copies_on_device(buffer: Buffer, src: int, dst: int) -> bool:
+    """Whether replica ``src`` of ``buffer`` reaches replica ``dst`` without the host."""
+    return buffer._native.copies_on_device(src, dst)
+
+
+def copy_into_replica(source: Buffer, src: int, target: Buffer, dst: int) -> None:
+    """Copies replica ``src`` of ``source`` into replica ``dst`` of ``target`` (as large or
+    larger, of the same context) on the device; see :func:`copies_on_device`."""
+    source._native.copy_replica_on_device(src, target._native, dst)
+
+
 def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = None) -> None:
     """Copies replica ``src`` of ``buffer`` into replica ``dst`` (an index, a list of them, or
-    None: every other replica), bit for bit: on the device where both replicas' queues share a
-    device and queue family (the call then returns at once), else through host memory.
+    None: every other replica), bit for bit: on the device where both replicas' queues are on
+    one device (the call then returns at once), else through host memory.
 
     Raises:
         IndexError: a queue index is out of range. ValueError: ``dst`` holds ``src``.
     """
-    _check_buffer(buffer)
+    check_live_buffer(buffer)
     context = buffer.context
     src = context.check_queue_index(src, "src")
     targets = [q for q in range(context.queue_count) if q != src] if dst is None else \
@@ -44,33 +53,12 @@ def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = Non
     if src in targets:
         raise InvalidArgumentError(f"dst holds the source replica {src}; a replica is not "
                                    "copied onto itself")
-    native = buffer._native
-    staged = [q for q in targets if not native.copies_on_device(src, q)]
+    staged = [q for q in targets if not copies_on_device(buffer, src, q)]
     for queue in targets:
         if queue not in staged:
-            native.copy_replica_on_device(src, queue)
+            copy_into_replica(buffer, src, buffer, queue)
     if staged:
         raw = np.empty(buffer.mem_size, dtype=np.uint8)
-        native.read_into(raw, 0, src)
+        buffer._native.read_into(raw, 0, src)
         for queue in staged:
-            native.write(raw, 0, queue)
-
-
-def all_reduce(buffer: Buffer, op: str = "sum") -> None:
-    """Replaces every replica of ``buffer`` by the element-wise ``op`` ("sum", "prod", "min"
-    or "max") over all replicas, computed in the buffer's type (integers wrap around as on the
-    GPU) in replica order.
-
-    Raises:
-        ValueError: an unknown ``op``, or "min"/"max" of a complex buffer.
-    """
-    _check_buffer(buffer)
-    if op not in _OPS:
-        raise InvalidArgumentError(f"op must be one of {', '.join(map(repr, _OPS))}, got {op!r}")
-    stacked = buffer.read()
-    if op in ("min", "max") and np.iscomplexobj(stacked):
-        raise InvalidArgumentError(f"op={op!r}: complex values have no order")
-    result = stacked[0].copy()
-    for replica in stacked[1:]:
-        _OPS[op](result, replica, out=result)
-    buffer.write(result)
+            buffer._native.write(raw, 0, queue)

@@ -42,7 +42,8 @@ cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
 
 cdef extern from "vkdispatch/replica_copy.hpp" namespace "vkdispatch" nogil:
     bool copiesOnDevice(Buffer& buffer, int src, int dst) except +raiseNativeError
-    void copyReplicaOnDevice(Buffer& buffer, int src, int dst) except +raiseNativeError
+    void copyReplicaOnDevice(Buffer& source, int src, Buffer& target, int dst,
+                             uint64_t dst_offset) except +raiseNativeError
 
 cdef extern from "vkdispatch/transfer_engine.hpp" namespace "vkdispatch" nogil:
     cdef cppclass TransferOptions:

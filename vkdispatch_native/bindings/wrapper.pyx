@@ -307,16 +307,18 @@ cdef class NativeBuffer:
         return self.ptr.get().size()
 
     def copies_on_device(self, int src, int dst):
-        """Whether replica ``src`` can be copied into ``dst`` without the host (one device,
-        one queue family)."""
+        """Whether replica ``src`` can be copied into ``dst`` without the host (one device)."""
         self._check_open()
         return rt.copiesOnDevice(self.ptr.get()[0], src, dst)
 
-    def copy_replica_on_device(self, int src, int dst):
-        """Copies replica ``src`` into ``dst`` on the device; returns without waiting."""
+    def copy_replica_on_device(self, int src, NativeBuffer target, int dst,
+                               uint64_t dst_offset=0):
+        """Copies replica ``src`` into replica ``dst`` of ``target`` (a buffer of the same
+        context) from byte ``dst_offset``, on the device; returns without waiting."""
         self._check_open()
+        target._check_open()
         with nogil:
-            rt.copyReplicaOnDevice(self.ptr.get()[0], src, dst)
+            rt.copyReplicaOnDevice(self.ptr.get()[0], src, target.ptr.get()[0], dst, dst_offset)
         _check_validation()
 
     def write(self, const uint8_t[::1] data, uint64_t offset=0, int queue_index=-1):

@@ -1,8 +1,11 @@
-// copyReplicaOnDevice: on a context of three queues of one family (validation on where
-// installed), replica 0 copied into replicas 1 and 2 without the host, after the work already
-// submitted to queue 0; the refusals name the replicas.
+// copyReplicaOnDevice (validation on where installed): on a context of three queues of one
+// family, replica 0 copied into replicas 1 and 2 without the host, after the work already
+// submitted to queue 0, and into another buffer at an offset; where the device has two queue
+// families with compute, the same between them; the refusals name the replicas.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,13 +22,31 @@
 
 using namespace vkdispatch;
 
-TEST(ReplicaCopy, CopiesOnTheDeviceBetweenQueuesOfOneFamily) {
-    auto& env = test::deviceEnvironment();
-    if (!env.context) GTEST_SKIP() << env.skip_reason;
-    const int device_index = env.context->devices()[0]->info().index;
-    const Instance validated(InstanceOptions{true});
-    const int family = computeQueueFamily(validated.devices()[device_index]);
-    Context context(validated, {device_index}, {std::vector<int>(3, family)});
+namespace {
+
+// The test device, on an instance with validation (where installed) that every test's context
+// uses; TearDown reports the validation errors.
+class ReplicaCopy : public ::testing::Test {
+protected:
+    void SetUp() override {
+        auto& env = test::deviceEnvironment();
+        if (!env.context) GTEST_SKIP() << env.skip_reason;
+        device_index = env.context->devices()[0]->info().index;
+        validated = std::make_unique<Instance>(InstanceOptions{true});
+    }
+    void TearDown() override {
+        for (const auto& error : takeValidationErrors()) ADD_FAILURE() << error;
+    }
+    const DeviceInfo& info() const { return validated->devices()[device_index]; }
+
+    std::unique_ptr<Instance> validated;
+    int device_index = 0;
+};
+
+}  // namespace
+
+TEST_F(ReplicaCopy, CopiesOnTheDeviceBetweenQueuesOfOneFamily) {
+    Context context(*validated, {device_index}, {std::vector<int>(3, computeQueueFamily(info()))});
     TransferEngine engine(context);
     constexpr size_t kWords = 100000;
     Buffer buffer(context, kWords * 4);
@@ -37,16 +58,55 @@ TEST(ReplicaCopy, CopiesOnTheDeviceBetweenQueuesOfOneFamily) {
     }
     ASSERT_TRUE(copiesOnDevice(buffer, 0, 1));
     EXPECT_FALSE(copiesOnDevice(buffer, 1, 1));
-    copyReplicaOnDevice(buffer, 0, 1);
-    copyReplicaOnDevice(buffer, 0, 2);
+    copyReplicaOnDevice(buffer, 0, buffer, 1);
+    copyReplicaOnDevice(buffer, 0, buffer, 2);
     for (int q = 0; q < 3; ++q) {
         std::vector<uint32_t> got(kWords);
         engine.read(buffer, got.data(), kWords * 4, 0, q);
         EXPECT_EQ(got, start[0]) << "replica " << q;
     }
-    const std::string refused = test::messageOf([&] { copyReplicaOnDevice(buffer, 2, 2); });
+    const std::string refused =
+        test::messageOf([&] { copyReplicaOnDevice(buffer, 2, buffer, 2); });
     EXPECT_NE(refused.find("replica 2 cannot be copied from replica 2"), std::string::npos)
         << refused;
-    EXPECT_THROW(copyReplicaOnDevice(buffer, 0, 3), IndexOutOfRangeError);
-    for (const auto& error : takeValidationErrors()) ADD_FAILURE() << error;
+    EXPECT_THROW(copyReplicaOnDevice(buffer, 0, buffer, 3), IndexOutOfRangeError);
+}
+
+namespace {
+
+// Copies replica `src` of a buffer of random words into replica `dst` of a buffer three words
+// longer (holding other random words) from byte 8, and checks the words before, inside and
+// after the copied range; copying the longer buffer back is refused (it does not fit).
+void expectCopyIntoOffset(Context& context, int src, int dst) {
+    TransferEngine engine(context);
+    constexpr size_t kWords = 50000;
+    Buffer source(context, kWords * 4), target(context, (kWords + 3) * 4);
+    std::mt19937 rng(src * 7 + dst);
+    std::vector<uint32_t> data(kWords), before(kWords + 3);
+    for (auto& v : data) v = rng();
+    for (auto& v : before) v = rng();
+    engine.write(source, data.data(), kWords * 4, 0, src);
+    engine.write(target, before.data(), before.size() * 4, 0, -1);
+    copyReplicaOnDevice(source, src, target, dst, 8);
+    std::vector<uint32_t> got(kWords + 3), expected = before;
+    std::copy(data.begin(), data.end(), expected.begin() + 2);
+    engine.read(target, got.data(), got.size() * 4, 0, dst);
+    EXPECT_EQ(got, expected) << "replica " << src << " -> " << dst;
+    EXPECT_THROW(copyReplicaOnDevice(target, dst, source, src, 0), InvalidArgumentError);
+}
+
+}  // namespace
+
+TEST_F(ReplicaCopy, CopiesIntoAnotherBufferAtAnOffset) {
+    Context context(*validated, {device_index}, {std::vector<int>(3, computeQueueFamily(info()))});
+    expectCopyIntoOffset(context, 2, 0);
+    expectCopyIntoOffset(context, 1, 1);  // two buffers' replicas on one queue
+}
+
+TEST_F(ReplicaCopy, CopiesBetweenQueueFamilies) {
+    const int compute = computeQueueFamily(info()), graphics = graphicsQueueFamily(info());
+    if (compute == graphics) GTEST_SKIP() << "the device has one queue family with compute";
+    Context context(*validated, {device_index}, {{compute, graphics, compute}});
+    expectCopyIntoOffset(context, 0, 1);
+    expectCopyIntoOffset(context, 1, 2);
 }

@@ -37,6 +37,9 @@ public:
     const VkPhysicalDeviceMemoryProperties& memoryProperties() const noexcept { return m_memory; }
     const std::vector<std::unique_ptr<Queue>>& queues() const noexcept { return m_queues; }
     MemoryPool& memoryPool() noexcept { return *m_memory_pool; }
+    /// The distinct queue families of queues(), ascending: the families a resource shared by
+    /// all of them is made concurrent over.
+    const std::vector<uint32_t>& queueFamilies() const noexcept { return m_families; }
     /// Whether samplers may use VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE (a Vulkan 1.2
     /// feature, enabled where the device has it; not known of adopted devices: false).
     bool mirrorClampToEdge() const noexcept {
@@ -58,6 +61,7 @@ private:
     std::unique_ptr<MemoryPool> m_memory_pool;     // freed after the queues' deferred deletions
     std::unique_ptr<DescriptorPools> m_descriptor_pools;  // (likewise)
     std::vector<std::unique_ptr<Queue>> m_queues;  // destroyed before m_device (declared after)
+    std::vector<uint32_t> m_families;
 };
 
 }  // namespace vkdispatch

@@ -20,7 +20,9 @@ int chooseMemoryType(const Device& device, uint32_t allowed_bits, uint32_t requi
                      uint32_t preferred);
 
 /// A VkBuffer bound to memory from its device's pool (memory.mapped() is its host address when
-/// that memory is host-visible).
+/// that memory is host-visible). Queues of every family in `shared_by` may use it without
+/// ownership transfers (concurrent sharing) when it names more than one; otherwise it belongs
+/// to the family that uses it.
 struct BoundBuffer {
     MemoryPool::Lease memory;  // declared first: released after the buffer is destroyed
     UniqueBuffer buffer;
@@ -28,6 +30,7 @@ struct BoundBuffer {
 };
 
 BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags usage,
-                              uint32_t required, uint32_t preferred);
+                              uint32_t required, uint32_t preferred,
+                              const std::vector<uint32_t>& shared_by = {});
 
 }  // namespace vkdispatch

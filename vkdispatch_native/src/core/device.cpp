@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 
 #include "vkdispatch/device_selection.hpp"
@@ -124,6 +125,8 @@ void Device::createQueues(const std::vector<int>& queue_families,
                 m_device, family, hardware[i], first_queue_index + static_cast<int>(i),
                 pollBeforeBlocking(m_info.device_type), lock));
         }
+        std::set<uint32_t> families(queue_families.begin(), queue_families.end());
+        m_families.assign(families.begin(), families.end());
     } catch (...) {
         m_queues.clear();
         m_descriptor_pools.reset();

@@ -38,7 +38,7 @@ Buffer::Buffer(Context& context, uint64_t size)
         replica->queue = &context.queue(q);
         replica->storage =
             createBoundBuffer(device, size, kUsage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                              preferredFlags(device));
+                              preferredFlags(device), device.queueFamilies());
         m_replicas.push_back(std::move(replica));
     }
     ++g_live_buffers;

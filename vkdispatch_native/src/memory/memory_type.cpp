@@ -37,13 +37,19 @@ int chooseMemoryType(const Device& device, uint32_t allowed_bits, uint32_t requi
 }
 
 BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags usage,
-                              uint32_t required, uint32_t preferred) {
+                              uint32_t required, uint32_t preferred,
+                              const std::vector<uint32_t>& shared_by) {
     const VkDevice handle = device.handle();
     BoundBuffer out;
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = size;
     info.usage = usage;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    if (shared_by.size() > 1) {
+        info.sharingMode = VK_SHARING_MODE_CONCURRENT;
+        info.queueFamilyIndexCount = static_cast<uint32_t>(shared_by.size());
+        info.pQueueFamilyIndices = shared_by.data();
+    }
     VkBuffer buffer;
     VK_CHECK(vkCreateBuffer(handle, &info, nullptr, &buffer),
              "creating a buffer of " + std::to_string(size) + " bytes");

@@ -12,24 +12,34 @@
 namespace vkdispatch {
 
 bool copiesOnDevice(Buffer& buffer, int src, int dst) {
-    Buffer::Replica &from = buffer.replica(src), &to = buffer.replica(dst);
-    return src != dst && from.queue->device() == to.queue->device() &&
-           from.queue->family() == to.queue->family();
+    const Buffer::Replica &from = buffer.replica(src), &to = buffer.replica(dst);
+    return src != dst && from.queue->device() == to.queue->device();
 }
 
-void copyReplicaOnDevice(Buffer& buffer, int src, int dst) {
-    if (!copiesOnDevice(buffer, src, dst))
+void copyReplicaOnDevice(Buffer& source, int src, Buffer& target, int dst,
+                         uint64_t dst_offset) {
+    if (&source.context() != &target.context())
+        throw InvalidArgumentError("target: the buffers belong to different contexts");
+    Buffer::Replica &from = source.replica(src), &to = target.replica(dst);
+    if (&from == &to || from.queue->device() != to.queue->device())
         throw InvalidArgumentError("dst: replica " + std::to_string(dst) +
                                    " cannot be copied from replica " + std::to_string(src) +
-                                   " on the device (another device or queue family, or itself)");
-    Buffer::Replica &from = buffer.replica(src), &to = buffer.replica(dst);
+                                   " on the device (another device, or itself)");
+    if (dst_offset > target.size() || source.size() > target.size() - dst_offset)
+        throw InvalidArgumentError(
+            "dst_offset: " + std::to_string(source.size()) + " bytes from byte " +
+            std::to_string(dst_offset) + " do not fit in " + std::to_string(target.size()));
     std::scoped_lock lock(from.transfer, to.transfer);
-    const VkBuffer source = from.storage.buffer.get(), target = to.storage.buffer.get();
-    const VkBufferCopy region{0, 0, buffer.size()};
+    const VkBuffer from_handle = from.storage.buffer.get(), to_handle = to.storage.buffer.get();
+    const VkBufferCopy region{0, dst_offset, source.size()};
     const uint64_t copied = to.queue->submitAfter(
-        [&](VkCommandBuffer cb) { vkCmdCopyBuffer(cb, source, target, 1, &region); },
+        [&](VkCommandBuffer cb) { vkCmdCopyBuffer(cb, from_handle, to_handle, 1, &region); },
         *from.queue, from.queue->lastSubmitted());
     detail::raiseTo(to.last_use, copied);
+    if (from.queue == to.queue) {  // replicas of two buffers on one queue: kept in order
+        detail::raiseTo(from.last_use, copied);
+        return;
+    }
     // Later work on the source queue waits for the copy (the wait covers all of it).
     const uint64_t released = from.queue->submitAfter([](VkCommandBuffer) {}, *to.queue, copied);
     detail::raiseTo(from.last_use, released);
