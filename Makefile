@@ -71,9 +71,11 @@ test-sanitize: .setup-done
 test-python: setup
 	VKDISPATCH_REQUIRE_DEVICE=1 $(VPY) -m pytest -q tests
 
-# The same suite with the Vulkan validation layers on: any validation error fails a test.
+# The same suite with the Vulkan validation layers on: any validation error fails a test. It
+# also forces coarsening on (factor 2, where a shader allows it), which the CPU device's default
+# leaves off in test-python: every device test runs both ways.
 test-python-debug: setup
-	VKDISPATCH_REQUIRE_DEVICE=1 VKDISPATCH_DEBUG=1 $(VPY) -m pytest -q tests/device tests/lifecycle tests/kp
+	VKDISPATCH_REQUIRE_DEVICE=1 VKDISPATCH_DEBUG=1 VKDISPATCH_COARSEN=2 $(VPY) -m pytest -q tests/device tests/lifecycle tests/kp
 
 test-slow: setup
 	$(VPY) -m pytest -q -m slow tests

@@ -356,3 +356,20 @@ def test_integer_and_float_powers_with_small_exponents_match_numpy(context, rng)
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(fbuf.read(0), 1 + x64 ** 3 + x64 ** -2 + np.sqrt(x64),
                                rtol=1e-5)
+
+
+def test_folded_integer_index_arithmetic_matches_numpy(context, rng):
+    """Strength-reduced and folded forms (x * 0, x + 0, u % 2^k as a mask, u // 2^k as a
+    shift) compute what numpy does on random unsigned and signed values."""
+    @vd.shader("out.size")
+    def folded(out: Buff[u32], u: Buff[u32], s: Buff[i32], zero_stride: Const[u32]):
+        i = vc.global_invocation_id().x
+        j = i * 1 + zero_stride * 0 + 0
+        out[i] = u[j] % 16 + (u[j] // 8) * 3 + vc.to_dtype(vd.uint32, s[j] * 0 + s[j] % 5)
+
+    u = rng.integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)
+    s = rng.integers(0, 2**31, N).astype(np.int32)  # non-negative: GLSL % of negatives differs
+    out = vd.Buffer((N,), vd.uint32)
+    folded(out, _buffer(u), _buffer(s), 7)
+    expected = u % 16 + (u // 8) * np.uint32(3) + (s % 5).astype(np.uint32)
+    np.testing.assert_array_equal(out.read(0), expected)

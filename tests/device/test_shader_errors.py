@@ -220,7 +220,8 @@ def test_workgroups_beyond_device_maximum_raise_value_error(context, rng, health
         counts[axis] = limits[axis] + 1
         with pytest.raises(ValueError, match=f"dimension {axis} exceeds maximum"):
             copy_shader(out, src, 2.0, 1.0, workgroups=tuple(counts))
-    too_large = limits[0] * 64 + 1        # exec_size that needs one workgroup too many
+    # exec_size that needs one workgroup too many (each running `factor` elements: coarsening)
+    too_large = limits[0] * 64 * copy_shader.bounds.factor + 1
     with pytest.raises(ValueError, match="exceeds maximum"):
         copy_shader(out, src, 2.0, 1.0, exec_size=too_large)
     healthy(rng)

@@ -133,6 +133,35 @@ def test_integer_times_power_of_two_is_a_shift():
     assert b.name == "(UBO.var1 << 2)" and b.var_type is dt.uint32
 
 
+def test_integer_index_arithmetic_with_zero_is_folded():
+    """x * 0 -> 0, x + 0, 0 + x and x - 0 -> x for integers (what index helpers and strides of
+    0 produce); 0 - x stays a subtraction."""
+    _, (zero, reverse_zero, plus, before, minus, negated, chained) = traced(
+        [Const[i32], Const[u32]],
+        lambda x, y: [x * 0, 0 * y, x + 0, 0 + y, x - 0, 0 - x, y * 3 + x * 0 + 0])
+    assert zero.name == "0" and zero.is_literal and zero.var_type is dt.int32
+    assert reverse_zero.name == "0u" and reverse_zero.var_type is dt.uint32
+    assert (plus.name, before.name, minus.name) == ("UBO.var0", "UBO.var1", "UBO.var0")
+    assert negated.name == "(0 - UBO.var0)"
+    # uint + int is int: the folded int 0 still converts y * 3; the final + 0 is dropped
+    assert chained.name == "(int((UBO.var1 * 3)) + 0)"
+
+
+def test_float_arithmetic_with_zero_is_left_alone():
+    """A float times 0 is NaN for infinities and NaNs, and x + 0.0 turns -0.0 into 0.0."""
+    _, (product, total) = traced([Const[f32]], lambda x: [x * 0.0, x + 0.0])
+    assert product.name == "(UBO.var0 * 0.0f)"
+    assert total.name == "(UBO.var0 + 0.0f)"
+
+
+def test_unsigned_modulus_by_a_power_of_two_is_a_mask():
+    _, (masked, signed, other) = traced([Const[u32], Const[i32]],
+                                        lambda u, i: [u % 16, i % 16, u % 12])
+    assert masked.name == "(UBO.var0 & 15u)" and masked.var_type is dt.uint32
+    assert signed.name == "(UBO.var1 % 16)"  # GLSL leaves negative operands undefined: kept
+    assert other.name == "(UBO.var0 % 12)"
+
+
 def test_float_times_power_of_two_is_a_multiplication():
     _, (result,) = traced([Const[f32]], lambda x: [x * 8])
     assert result.name == "(UBO.var0 * 8)"

@@ -13,7 +13,7 @@ from vkdispatch.codegen.abbreviations import Buff, Const, f32, i32, iv3, uv2, uv
 def test_ravel_with_a_static_2d_shape_uses_shifts_for_powers_of_two():
     description, (index,) = trace(lambda: [vc.ravel_index(vc.global_invocation_id().x, (4, 8))])
     assert index.var_type is dt.uvec2
-    assert index.name == "uvec2((gl_GlobalInvocationID.x >> 3), (gl_GlobalInvocationID.x % 8))"
+    assert index.name == "uvec2((gl_GlobalInvocationID.x >> 3), (gl_GlobalInvocationID.x & 7u))"
     assert_glsl_type(description, index)
 
 

@@ -135,9 +135,10 @@ class ShaderDescription:
     def header(self) -> str:
         return self.backend.header(self)
 
-    def make_source(self, x: int, y: int, z: int) -> str:
-        """The complete source with the workgroup size ``(x, y, z)``."""
-        return self.backend.source(self, (x, y, z))
+    def make_source(self, x: int, y: int, z: int, body: str | None = None) -> str:
+        """The complete source with the workgroup size ``(x, y, z)`` (and ``body`` in place of
+        the traced one: a coarsened variant)."""
+        return self.backend.source(self, (x, y, z), body)
 
     def get_arg_names_and_defaults(self) -> list[tuple[str, Any]]:
         return [(info.name, info.default_value) for info in self.shader_arg_infos]

@@ -51,7 +51,8 @@ class CodeGenBackend:
     def header(self, description: ShaderDescription) -> str:
         raise NotImplementedError
 
-    def source(self, description: ShaderDescription, local_size: tuple[int, int, int]) -> str:
+    def source(self, description: ShaderDescription, local_size: tuple[int, int, int],
+               body: str | None = None) -> str:
         raise NotImplementedError
 
     def bounds_guard(self, exec_count: str) -> str:
@@ -108,11 +109,13 @@ class GLSLBackend(CodeGenBackend):
         array = f"[{element.count}]" if element.count > 1 else ""
         return f"    {element.dtype.glsl_type} {element.name}{array};"
 
-    def source(self, description: ShaderDescription, local_size: tuple[int, int, int]) -> str:
+    def source(self, description: ShaderDescription, local_size: tuple[int, int, int],
+               body: str | None = None) -> str:
         x, y, z = local_size
+        body = description.body if body is None else body
         return (f"{self.header(description)}\n"
                 f"layout(local_size_x = {x}, local_size_y = {y}, local_size_z = {z}) in;\n"
-                f"void main() {{\n{description.body}\n}}\n")
+                f"void main() {{\n{body}\n}}\n")
 
 
 class _UnsupportedBackend(CodeGenBackend):

@@ -50,7 +50,8 @@ class ArithmeticMixin:
     """Operators of :class:`~vkdispatch.codegen.variables.ShaderVariable`.
 
     Relies on the variable's ``var_type``/``name``/``settable`` and its hooks ``_operand``
-    (Python value -> shader value), ``_derived`` (new expression) and ``_emit_update``.
+    (Python value -> shader value), ``_literal`` (a typed constant), ``_derived`` (new
+    expression) and ``_emit_update``.
     """
 
     # -- helpers -------------------------------------------------------------------------------
@@ -79,7 +80,11 @@ class ArithmeticMixin:
 
     def _additive(self, other, symbol: str, reverse: bool = False):
         other = self._operand(other)
-        return self._binary(other, symbol, self._promote(other, f"'{symbol}'"), reverse)
+        result = self._promote(other, f"'{symbol}'")
+        if other.is_literal and other.literal_value == 0 and _is_integer(result) \
+                and result is self.var_type and not (reverse and symbol == "-"):
+            return self  # x + 0, 0 + x, x - 0 (integers: index arithmetic)
+        return self._binary(other, symbol, result, reverse)
 
     def __add__(self, other):
         return self._additive(other, "+")
@@ -108,6 +113,8 @@ class ArithmeticMixin:
         if other.is_literal and result is a:
             if other.literal_value == 1:
                 return self
+            if other.literal_value == 0 and _is_integer(a) and dt.is_scalar(a):
+                return self._literal(0, a)  # integers only: a float times 0 may be NaN
             shift = _power_of_two(other.literal_value)
             if shift is not None and _is_integer(a):
                 return self._derived(a, f"({self.name} << {shift})", self)
@@ -165,7 +172,12 @@ class ArithmeticMixin:
     def _modulus(self, other, reverse: bool = False):
         other = self._require_integer(other, "Modulus is only supported for integer types "
                                              "(use vc.mod(a, b) for floats)")
-        return self._binary(other, "%", self._promote(other, "'%'"), reverse)
+        result = self._promote(other, "'%'")
+        shift = _power_of_two(other.literal_value) if other.is_literal else None
+        if shift is not None and not reverse and scalar_of(result) in _UNSIGNED:
+            mask = literal_text((1 << shift) - 1, scalar_of(result), strict=True)
+            return self._derived(result, f"({operand_text(self, result)} & {mask})", self)
+        return self._binary(other, "%", result, reverse)
 
     def __mod__(self, other):
         return self._modulus(other)

@@ -189,6 +189,12 @@ class ShaderVariable(ArithmeticMixin):
     def _operand(self, value, what: str = "operand") -> ShaderVariable:
         return as_variable(value, what)
 
+    def _literal(self, value, var_type) -> ShaderVariable:
+        """``value`` spelled so that GLSL types it exactly ``var_type`` (``0u``, ``int16_t(0)``)."""
+        builder_for(self).use_type(var_type)
+        return ShaderVariable(var_type, literal_text(value, var_type, strict=True), lexical=True,
+                              literal_value=value)
+
     def _derived(self, var_type, text: str, *parents: ShaderVariable) -> ShaderVariable:
         """A new expression of ``var_type`` computed from ``parents`` (all from this trace)."""
         builder_for(*parents).use_type(var_type)

@@ -69,7 +69,8 @@ def _user_location(error: BaseException, func: Callable) -> str:
 
 def shader(exec_size=None, local_size=None, workgroups=None, flags: ShaderFlags = ShaderFlags.NONE,
            arg_type_annotations: list | None = None, arg_names: list[str] | None = None,
-           arg_defaults: list | None = None) -> Callable[[Callable], ShaderFunction]:
+           arg_defaults: list | None = None,
+           coarsen: bool | int | None = None) -> Callable[[Callable], ShaderFunction]:
     """Decorator factory: ``@vd.shader("buf.size")`` traces the function once, right away.
 
     Args:
@@ -78,6 +79,11 @@ def shader(exec_size=None, local_size=None, workgroups=None, flags: ShaderFlags 
         local_size: workgroup size (3 ints; default ``(max_workgroup_size[0], 1, 1)``).
         workgroups: workgroup counts instead of ``exec_size``.
         flags: ShaderFlags.
+        coarsen: logical invocations run per invocation (beyond vkdispatch 0.1.0): None picks
+            the device's default where the shader allows it (``VKDISPATCH_COARSEN``
+            overrides), False or 1 turns it off, an int forces it (ValueError where the shader
+            uses shared memory, barriers, subgroups, local or workgroup ids or returns early).
+            ``get_src()`` shows the variant built.
 
     Raises:
         TypeError/ValueError: a misuse while tracing; the message ends with the line of the
@@ -100,6 +106,6 @@ def shader(exec_size=None, local_size=None, workgroups=None, flags: ShaderFlags 
                 error.args = (f"{error.args[0]} [in shader '{func.__name__}' at {location}]",
                               *error.args[1:])
             raise error.with_traceback(sys.exc_info()[2])
-        return ShaderFunction(description, local_size, workgroups, exec_size)
+        return ShaderFunction(description, local_size, workgroups, exec_size, coarsen)
 
     return decorate

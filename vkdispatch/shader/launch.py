@@ -87,11 +87,15 @@ def _compile_expression(expression: str, names: list[str], what: str) -> Callabl
 
 class ExecutionBounds:
     """Resolves ``exec_size``/``workgroups`` (decorator values or per-call overrides) for a
-    call's argument values, given positionally in parameter order."""
+    call's argument values, given positionally in parameter order. With a coarsening
+    ``factor`` > 1 each invocation runs that many logical invocations along x, so a call
+    giving ``exec_size`` launches that many times fewer along x (the limits stay the logical
+    ones; ``workgroups`` launch as many as asked, each running one logical invocation)."""
 
-    def __init__(self, names: list[str], local_size, workgroups, exec_size):
+    def __init__(self, names: list[str], local_size, workgroups, exec_size, factor: int = 1):
         self.names = names
         self.local_size = local_size
+        self.factor = factor
         self.workgroups = self._resolver(workgroups, "workgroups")
         self.exec_size = self._resolver(exec_size, "exec_size")
 
@@ -132,7 +136,7 @@ class ExecutionBounds:
         if exec_size is not None:  # it wins over workgroups when a call gives both
             limits = exec_size(args)
             (ex, ey, ez), (sx, sy, sz) = limits, self.local_size
-            blocks = (-(-ex // sx), -(-ey // sy), -(-ez // sz))  # ceiling division
+            blocks = (-(-ex // (sx * self.factor)), -(-ey // sy), -(-ez // sz))  # ceilings
         elif workgroups is not None:
             blocks = workgroups(args)
             limits = tuple(b * s for b, s in zip(blocks, self.local_size))

@@ -8,10 +8,12 @@ import inspect
 from vkdispatch.base.compute_plan import ComputePlan
 from vkdispatch.base.context import Context, get_context
 from vkdispatch.codegen.builder import ShaderDescription
+from vkdispatch.codegen.coarsening import coarsened_body
 from vkdispatch.codegen.context import get_shader_print_line_numbers
 from vkdispatch.errors import (DummyBackendError, InvalidArgumentError,
                                InvalidShaderArgumentError, ShaderBuildError)
 from vkdispatch.shader.call_layout import CallLayout
+from vkdispatch.shader.coarsening_policy import check_coarsen, coarsening_factor
 from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.dispatch_target import DispatchTarget
 from vkdispatch.shader.launch import ExecutionBounds, check_local_size
@@ -76,10 +78,11 @@ class ShaderFunction:
     """
 
     def __init__(self, shader_description: ShaderDescription, local_size=None, workgroups=None,
-                 exec_count=None):
+                 exec_count=None, coarsen=None):
         if workgroups is not None and exec_count is not None:
             raise InvalidArgumentError("Cannot specify both 'workgroups' and 'exec_size'")
         self.shader_description = shader_description
+        self._coarsen = check_coarsen(coarsen, shader_description)
         self.name = shader_description.name
         self.workgroups = workgroups
         self.exec_size = exec_count
@@ -136,7 +139,10 @@ class ShaderFunction:
         self._check_shared_memory(context)
         local_size = self._resolve_local_size(context)
         description = self.shader_description
-        source = description.make_source(*local_size)
+        factor = coarsening_factor(self._coarsen, description,
+                                   [info.device_type for info in context.device_infos])
+        source = description.make_source(
+            *local_size, coarsened_body(description, factor) if factor > 1 else None)
         plan = None
         if not context.dummy:
             try:
@@ -146,7 +152,7 @@ class ShaderFunction:
             except ShaderBuildError as error:
                 error.shader_source = ShaderSource(self.name, _render(source, True), local_size)
                 raise
-        bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size)
+        bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size, factor)
         return _Build(context, plan, source, local_size, bounds,
                       CallLayout(description, bounds, context))
 
@@ -247,6 +253,6 @@ class ShaderFunction:
 
 
 def make_shader_function(description: ShaderDescription, local_size=None, workgroups=None,
-                         exec_count=None) -> ShaderFunction:
+                         exec_count=None, coarsen=None) -> ShaderFunction:
     """Wraps a description traced manually (``vc.shader_context``) into a ShaderFunction."""
-    return ShaderFunction(description, local_size, workgroups, exec_count)
+    return ShaderFunction(description, local_size, workgroups, exec_count, coarsen)
