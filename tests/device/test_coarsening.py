@@ -127,6 +127,21 @@ def test_control_flow_and_registers(context, rng, factor):
     np.testing.assert_allclose(a.read(0), value, rtol=1e-6)
 
 
+@pytest.mark.parametrize("factor", [2, 3])
+def test_workgroups_count_in_the_workgroups_the_shader_would_have_uncoarsened(context, factor):
+    """A coarsened shader without local_size gets smaller workgroups; a call giving
+    workgroups= still runs workgroups x the device's default size logical invocations."""
+    @vd.shader("out.size", coarsen=factor)
+    def mark(out: Buff[i32]):
+        out[vc.global_invocation_id().x] = 1
+
+    nominal = context.max_workgroup_size[0]
+    out = vd.asbuffer(np.zeros(4 * nominal, np.int32))
+    mark(out, workgroups=(3, 1, 1))
+    np.testing.assert_array_equal(out.read(0), np.repeat([1, 0], [3 * nominal, nominal]))
+    assert mark.local_size[0] == min(nominal, 256)
+
+
 def test_get_src_shows_the_variant_built(context):
     def body(out: Buff[f32], a: Buff[f32]):
         out[vc.global_invocation_id().x] = a[vc.global_invocation_id().x] * 2.0

@@ -4,6 +4,8 @@ stores, one set of variables per logical invocation, the tail behind the bounds 
 with glslang; the decorator's ``coarsen`` argument and the factor policy."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 import vkdispatch as vd
@@ -103,7 +105,7 @@ def test_shaders_whose_invocations_cooperate_are_not_coarsened(body, annotations
     description, _ = trace(body, *annotations, flags=flags)
     assert not coarsenable(description)
     assert obstacle(description).startswith(reason)
-    assert coarsening_factor(None, description, [2]) == 1
+    assert coarsening_factor(None, description, [H200]) == 1
     with pytest.raises(ValueError, match=f"coarsen=2: shader 'test' cannot run several .*"
                                          f"{reason}"):
         make_shader_function(description, coarsen=2)
@@ -118,20 +120,29 @@ def test_atomics_and_buffer_reads_of_other_indices_are_coarsened():
     assert_compiles(description.make_source(*LOCAL_SIZE, coarsened_body(description, 2)))
 
 
+def device(name: str, kind: int = 2):
+    """What coarsening_factor reads of a DeviceInfo (kind 2: discrete GPU, 4: CPU)."""
+    return SimpleNamespace(device_name=name, device_type=kind)
+
+
+H100, H200, OTHER_GPU, CPU = (device("NVIDIA H100 80GB HBM3"), device("NVIDIA H200"),
+                              device("AMD Radeon RX 7900 XTX"), device("llvmpipe", 4))
+
+
 def test_the_factor_follows_the_shader_then_the_environment_then_the_device(monkeypatch):
     description, _ = trace(axpy, Buff[f32], Buff[f32], Const[f32])
     monkeypatch.delenv("VKDISPATCH_COARSEN", raising=False)
-    assert coarsening_factor(None, description, [2]) == 2  # a discrete GPU
-    assert coarsening_factor(None, description, [4]) == 1  # a CPU device
-    assert coarsening_factor(None, description, [2, 4]) == 1
-    assert coarsening_factor(False, description, [2]) == 1
-    assert coarsening_factor(3, description, [4]) == 3
+    assert [coarsening_factor(None, description, [d]) for d in (H100, H200, OTHER_GPU, CPU)] \
+        == [2, 4, 4, 1]
+    assert coarsening_factor(None, description, [H200, H100]) == 2  # the smallest
+    assert coarsening_factor(False, description, [H200]) == 1
+    assert coarsening_factor(3, description, [CPU]) == 3
     monkeypatch.setenv("VKDISPATCH_COARSEN", "5")
-    assert coarsening_factor(None, description, [4]) == 5
-    assert coarsening_factor(False, description, [4]) == 1
+    assert coarsening_factor(None, description, [CPU]) == 5
+    assert coarsening_factor(False, description, [CPU]) == 1
     monkeypatch.setenv("VKDISPATCH_COARSEN", "many")
     with pytest.raises(ValueError, match="VKDISPATCH_COARSEN must be an int >= 1, got 'many'"):
-        coarsening_factor(None, description, [2])
+        coarsening_factor(None, description, [H100])
 
 
 def test_coarsen_argument_is_checked():

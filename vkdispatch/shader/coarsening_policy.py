@@ -10,16 +10,20 @@ from vkdispatch.codegen.builder import ShaderDescription
 from vkdispatch.codegen.coarsening import coarsenable, obstacle
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["check_coarsen", "coarsening_factor"]
+__all__ = ["check_coarsen", "coarsening_factor", "COARSENED_LOCAL_SIZE"]
 
 _CPU_DEVICE = 4  # DeviceInfo.device_type of CPU implementations
-# GPUs: on an H100 (2026-11-24, benchmarks/elementwise.py and a sweep of factors 1-8 and
-# workgroups of 128-1024) two strided elements per invocation, loads first, reached torch's
-# bandwidth for axpy and x*y+z from 2^24 elements up (one per invocation: 0.82-0.90x); four
-# were 1% slower, eight 3-4%. CPU devices (lavapipe) vectorise invocations already: coarsening
-# gained nothing there.
-_GPU_FACTOR = 2
+# Measured with benchmarks/elementwise.py and a sweep of factors 1-16 and workgroups of
+# 128-1024 (2026-11-24): on the H100 two strided elements per invocation, loads first, reached
+# torch's bandwidth from 2^24 elements up (one per invocation: 0.82-0.90x; four: 1-1.5% below
+# two); the H200, with more bandwidth to cover, wanted four (axpy 0.99x torch, two: 0.95x).
+# Other GPUs take four. CPU devices (lavapipe) vectorise invocations already: off there.
+_MEASURED_FACTORS = {"H100": 2, "H200": 4}
+_GPU_FACTOR = 4
 _CPU_FACTOR = 1
+# Workgroup size of coarsened shaders that ask for none: on the H200, 256 invocations per
+# workgroup beat the device maximum (1024) by 7% at factor two (2% at four).
+COARSENED_LOCAL_SIZE = 256
 _ENVIRONMENT = "VKDISPATCH_COARSEN"
 
 
@@ -50,8 +54,15 @@ def _environment_factor() -> int | None:
     return factor
 
 
-def coarsening_factor(coarsen, description: ShaderDescription, device_types) -> int:
-    """The factor a shader built for devices of ``device_types`` uses."""
+def _device_factor(info) -> int:
+    if info.device_type == _CPU_DEVICE:
+        return _CPU_FACTOR
+    return next((factor for name, factor in _MEASURED_FACTORS.items()
+                 if name in info.device_name), _GPU_FACTOR)
+
+
+def coarsening_factor(coarsen, description: ShaderDescription, device_infos) -> int:
+    """The factor a shader built for the devices ``device_infos`` uses."""
     if coarsen is False or coarsen == 1 or not coarsenable(description):
         return 1
     if isinstance(coarsen, int) and not isinstance(coarsen, bool):
@@ -59,4 +70,4 @@ def coarsening_factor(coarsen, description: ShaderDescription, device_types) -> 
     factor = _environment_factor()
     if factor is not None:
         return factor
-    return min(_CPU_FACTOR if kind == _CPU_DEVICE else _GPU_FACTOR for kind in device_types)
+    return min(_device_factor(info) for info in device_infos)

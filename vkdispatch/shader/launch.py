@@ -87,15 +87,21 @@ def _compile_expression(expression: str, names: list[str], what: str) -> Callabl
 
 class ExecutionBounds:
     """Resolves ``exec_size``/``workgroups`` (decorator values or per-call overrides) for a
-    call's argument values, given positionally in parameter order. With a coarsening
-    ``factor`` > 1 each invocation runs that many logical invocations along x, so a call
-    giving ``exec_size`` launches that many times fewer along x (the limits stay the logical
-    ones; ``workgroups`` launch as many as asked, each running one logical invocation)."""
+    call's argument values, given positionally in parameter order.
 
-    def __init__(self, names: list[str], local_size, workgroups, exec_size, factor: int = 1):
+    With a coarsening ``factor`` > 1 each invocation runs that many logical invocations along
+    x, so a call launches that many times fewer along x (the limits stay the logical ones).
+    ``workgroups`` count in workgroups of ``nominal_local_size`` (what the shader would have
+    without coarsening): the call runs as many logical invocations as the user asked for."""
+
+    def __init__(self, names: list[str], local_size, workgroups, exec_size, factor: int = 1,
+                 nominal_local_size=None):
         self.names = names
         self.local_size = local_size
         self.factor = factor
+        self.nominal_local_size = tuple(nominal_local_size or local_size)
+        # workgroups= counts are re-divided into the launch's own workgroups
+        self._regroup = factor > 1 or self.nominal_local_size != tuple(local_size)
         self.workgroups = self._resolver(workgroups, "workgroups")
         self.exec_size = self._resolver(exec_size, "exec_size")
 
@@ -139,11 +145,15 @@ class ExecutionBounds:
             blocks = (-(-ex // (sx * self.factor)), -(-ey // sy), -(-ez // sz))  # ceilings
         elif workgroups is not None:
             blocks = workgroups(args)
-            limits = tuple(b * s for b, s in zip(blocks, self.local_size))
+            limits = tuple(b * s for b, s in zip(blocks, self.nominal_local_size))
         else:
             blocks = limits = (0, 0, 0)
         bx, by, bz = blocks
         if 0 < bx <= max_count[0] and 0 < by <= max_count[1] and 0 < bz <= max_count[2]:
+            if exec_size is None and self._regroup:
+                sx, sy, sz = self.local_size
+                blocks = (-(-limits[0] // (sx * self.factor)), -(-limits[1] // sy),
+                          -(-limits[2] // sz))
             return blocks, limits
         self._raise_for_counts(blocks, limits, exec_size is not None, workgroups is not None,
                                max_count)

@@ -13,7 +13,8 @@ from vkdispatch.codegen.context import get_shader_print_line_numbers
 from vkdispatch.errors import (DummyBackendError, InvalidArgumentError,
                                InvalidShaderArgumentError, ShaderBuildError)
 from vkdispatch.shader.call_layout import CallLayout
-from vkdispatch.shader.coarsening_policy import check_coarsen, coarsening_factor
+from vkdispatch.shader.coarsening_policy import (COARSENED_LOCAL_SIZE, check_coarsen,
+                                                 coarsening_factor)
 from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.dispatch_target import DispatchTarget
 from vkdispatch.shader.launch import ExecutionBounds, check_local_size
@@ -122,8 +123,12 @@ class ShaderFunction:
 
     # -- building -------------------------------------------------------------------------------
 
-    def _resolve_local_size(self, context: Context) -> tuple[int, int, int]:
+    def _resolve_local_size(self, context: Context, factor: int = 1) -> tuple[int, int, int]:
+        """The workgroup size asked for, else the device's maximum along x, else (coarsened
+        shaders) the coarsened default."""
         requested = self._requested_local_size or (context.max_workgroup_size[0], 1, 1)
+        if factor > 1 and self._requested_local_size is None:
+            requested = (min(requested[0], COARSENED_LOCAL_SIZE), 1, 1)
         return check_local_size(requested, context.max_workgroup_size,
                                 context.max_workgroup_invocations)
 
@@ -137,10 +142,10 @@ class ShaderFunction:
 
     def _compile(self, context: Context) -> _Build:
         self._check_shared_memory(context)
-        local_size = self._resolve_local_size(context)
         description = self.shader_description
-        factor = coarsening_factor(self._coarsen, description,
-                                   [info.device_type for info in context.device_infos])
+        factor = coarsening_factor(self._coarsen, description, context.device_infos)
+        local_size = self._resolve_local_size(context, factor)
+        nominal = self._resolve_local_size(context) if factor > 1 else local_size
         source = description.make_source(
             *local_size, coarsened_body(description, factor) if factor > 1 else None)
         plan = None
@@ -152,7 +157,8 @@ class ShaderFunction:
             except ShaderBuildError as error:
                 error.shader_source = ShaderSource(self.name, _render(source, True), local_size)
                 raise
-        bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size, factor)
+        bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size, factor,
+                                 nominal)
         return _Build(context, plan, source, local_size, bounds,
                       CallLayout(description, bounds, context))
 
