@@ -4,6 +4,7 @@
 
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/replica_index.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -57,11 +58,7 @@ Buffer::~Buffer() {
 }
 
 Buffer::Replica& Buffer::replica(int queue_index) {
-    if (queue_index < 0 || queue_index >= replicaCount())
-        throw IndexOutOfRangeError("index: replica " + std::to_string(queue_index) +
-                                   " does not exist (valid: 0.." +
-                                   std::to_string(replicaCount() - 1) + ")");
-    return *m_replicas[queue_index];
+    return detail::replicaAt(m_replicas, queue_index);
 }
 
 int64_t Buffer::liveCount() noexcept { return g_live_buffers.load(); }

@@ -6,6 +6,7 @@
 
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/replica_index.hpp"
 #include "vkdispatch/memory_type.hpp"
 #include "vkdispatch/mip_chain.hpp"
 
@@ -67,11 +68,7 @@ ReplicatedImage::~ReplicatedImage() {
 }
 
 ReplicatedImage::Replica& ReplicatedImage::replica(int queue_index) {
-    if (queue_index < 0 || queue_index >= replicaCount())
-        throw IndexOutOfRangeError("index: replica " + std::to_string(queue_index) +
-                                   " does not exist (valid: 0.." +
-                                   std::to_string(replicaCount() - 1) + ")");
-    return *m_replicas[queue_index];
+    return detail::replicaAt(m_replicas, queue_index);
 }
 
 void ReplicatedImage::checkSize(uint64_t size, const char* what) const {
