@@ -73,6 +73,30 @@ def test_device_copy_is_ordered_after_earlier_and_before_later_work(multi, rng, 
     graph.destroy()
 
 
+def test_device_copy_reads_its_source_before_later_work_overwrites_it(multi, rng):
+    """Right after the copy, queue 0 overwrites the END of its replica with a tiny copy: if it
+    did not wait for the device copy (64 MiB, read front to back), it would land before the
+    copy read that end (a GPU runs the queues side by side; lavapipe serialises them)."""
+    size, tail = 1 << 24, 1024
+    host = rng.standard_normal(size).astype(np.float32)
+    with multi:
+        buffer = vd.Buffer(size, vd.float32)
+        marker = vd.asbuffer(np.full(tail, -7.0, np.float32))
+        graph = vd.CommandGraph()
+    vd.copy(buffer, marker, dst_offset=size - tail, graph=graph)
+    graph.submit(queue_index=0)  # recorded now, so that the submit below is quick
+    buffer.write(host)
+    vd.copy_replica(buffer, 0)
+    graph.submit(queue_index=0)
+    got = buffer.read()
+    expected_zero = host.copy()
+    expected_zero[-tail:] = -7.0
+    np.testing.assert_array_equal(got[0], expected_zero)
+    for q in range(1, multi.queue_count):
+        np.testing.assert_array_equal(got[q][-tail:], host[-tail:], err_msg=f"replica {q}")
+    graph.destroy()
+
+
 @pytest.mark.parametrize("op, reduce", [("sum", np.add), ("prod", np.multiply),
                                         ("min", np.minimum), ("max", np.maximum)])
 @pytest.mark.parametrize("var_type, np_dtype", [(vd.float32, np.float32),
