@@ -3,6 +3,9 @@ queue among them; each still has its own replicas): results against numpy, order
 submitted to each queue before the call, every dtype kind, and the errors."""
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 from helpers import random_array
@@ -170,6 +173,22 @@ def test_repeated_all_reduces_of_one_buffer_with_several_ops(multi, rng):
     again, hosts = distinct_replicas(multi, rng, vd.int32, np.int32)
     vd.all_reduce(again, "min")
     np.testing.assert_array_equal(again.read(0), hosts.min(axis=0))
+
+
+def test_a_buffer_all_reduced_on_the_device_is_still_freed(multi, rng):
+    """What the call keeps with the buffer (a scratch buffer and a graph that binds the buffer)
+    goes with it: dropping the last reference frees it, destroy() frees the scratch at once."""
+    buffer, _hosts = distinct_replicas(multi, rng)
+    vd.all_reduce(buffer)
+    alive = weakref.ref(buffer)
+    del buffer
+    gc.collect()
+    assert alive() is None
+    destroyed, _hosts = distinct_replicas(multi, rng)
+    vd.all_reduce(destroyed)
+    assert destroyed.derived  # the scratch buffer and graph
+    destroyed.destroy()
+    assert not destroyed.derived
 
 
 def test_work_after_an_all_reduce_sees_its_result(multi, rng, affine):

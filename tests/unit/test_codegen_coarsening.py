@@ -136,6 +136,8 @@ def test_the_factor_follows_the_shader_then_the_environment_then_the_device(monk
         == [2, 4, 4, 1]
     assert coarsening_factor(None, description, [H200, H100]) == 2  # the smallest
     assert coarsening_factor(False, description, [H200]) == 1
+    assert coarsening_factor(1, description, [H200]) == 1
+    assert coarsening_factor(True, description, [H200]) == 4  # True: the default, not 1
     assert coarsening_factor(3, description, [CPU]) == 3
     monkeypatch.setenv("VKDISPATCH_COARSEN", "5")
     assert coarsening_factor(None, description, [CPU]) == 5

@@ -70,6 +70,7 @@ class Buffer(Handle, Generic[_ArgType]):
         size: the number of elements.
         mem_size: bytes per replica (``size * var_type.item_size``, tightly packed).
         shader_shape: ``(d0, d1, d2, d0*d1*d2)`` with missing dimensions set to 1.
+        derived: what higher layers keep with the buffer (cleared when it is destroyed).
 
     Thread safety: ``read`` and ``write`` may be called from several threads at once. Each call
     reads or writes one replica after the other, and holds that replica for the whole of its
@@ -118,10 +119,14 @@ class Buffer(Handle, Generic[_ArgType]):
         self.context: Context = get_context()
         self._native = self.context.create_native_buffer(self.mem_size)
         self._pending: set = set()  # futures of write_async / read_async still running
+        # What higher layers keep with this buffer (vd.all_reduce's scratch buffer and graph):
+        # dropped with it, or when it is destroyed.
+        self.derived: dict = {}
         self._register(self.context.handles)
 
     def _destroy(self) -> None:
         wait_all(self._pending)  # a background copy must not outlive the native buffer
+        self.derived.clear()
         self._native.close()
 
     # -- writing -----------------------------------------------------------------------------

@@ -4,8 +4,9 @@ minimum or maximum over all replicas, element by element, beyond what vkdispatch
 Where every replica is on one device and the elements are made of 32-bit words it runs on the
 device: a running result passes from queue to queue (replica k-1's result copied next to
 replica k, combined there by a small kernel), then the last queue's result is copied into
-every other replica; the scratch buffer and the recorded kernel stay with the buffer for its
-next all-reduce (one buffer's worth of device memory while it lives). Otherwise it goes
+every other replica; the scratch buffer and the recorded kernel stay with the buffer (in
+``buffer.derived``) for its next all-reduce: one buffer's worth of device memory until it is
+destroyed or collected. Otherwise it goes
 through host memory (each replica downloaded after the work submitted to its queue before the
 call, the result uploaded ahead of later work).
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import struct
 import threading
-import weakref
 
 import numpy as np
 
@@ -120,17 +120,16 @@ class _DeviceReduction:
         return graph
 
 
-# Kept while the buffer lives (one scratch buffer each): allocating it per call cost more
-# than the reduction itself on an H100.
-_reductions: weakref.WeakKeyDictionary[Buffer, _DeviceReduction] = weakref.WeakKeyDictionary()
 _reductions_lock = threading.Lock()
 
 
 def _reduction_of(buffer: Buffer) -> _DeviceReduction:
+    # Kept with the buffer (one scratch buffer each): allocating it per call cost more than
+    # the reduction itself on an H100.
     with _reductions_lock:
-        reduction = _reductions.get(buffer)
+        reduction = buffer.derived.get(_DeviceReduction)
         if reduction is None or not reduction.usable():
-            reduction = _reductions[buffer] = _DeviceReduction(buffer)
+            reduction = buffer.derived[_DeviceReduction] = _DeviceReduction(buffer)
         return reduction
 
 

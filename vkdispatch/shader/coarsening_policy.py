@@ -28,8 +28,8 @@ _ENVIRONMENT = "VKDISPATCH_COARSEN"
 
 
 def check_coarsen(coarsen, description: ShaderDescription):
-    """The decorator's ``coarsen`` argument checked: None (automatic), False/True, or a factor
-    of at least 1 for a shader whose invocations allow it."""
+    """The decorator's ``coarsen`` argument checked: None or True (automatic), False (off), or
+    a factor of at least 1 for a shader whose invocations allow it."""
     if coarsen is None or isinstance(coarsen, bool):
         return coarsen
     if not isinstance(coarsen, int) or coarsen < 1:
@@ -63,10 +63,10 @@ def _device_factor(info) -> int:
 
 def coarsening_factor(coarsen, description: ShaderDescription, device_infos) -> int:
     """The factor a shader built for the devices ``device_infos`` uses."""
-    if coarsen is False or coarsen == 1 or not coarsenable(description):
+    if coarsen is False or not coarsenable(description):
         return 1
     if isinstance(coarsen, int) and not isinstance(coarsen, bool):
-        return coarsen
+        return coarsen  # 1: off
     factor = _environment_factor()
     if factor is not None:
         return factor

@@ -79,9 +79,9 @@ def shader(exec_size=None, local_size=None, workgroups=None, flags: ShaderFlags 
         local_size: workgroup size (3 ints; default ``(max_workgroup_size[0], 1, 1)``).
         workgroups: workgroup counts instead of ``exec_size``.
         flags: ShaderFlags.
-        coarsen: logical invocations run per invocation (beyond vkdispatch 0.1.0): None picks
-            the device's default where the shader allows it (``VKDISPATCH_COARSEN``
-            overrides), False or 1 turns it off, an int forces it (ValueError where the shader
+        coarsen: logical invocations run per invocation (beyond vkdispatch 0.1.0): None (or
+            True) picks the device's default where the shader allows it
+            (``VKDISPATCH_COARSEN`` overrides), False or 1 turns it off, an int forces it (ValueError where the shader
             uses shared memory, barriers, subgroups, local or workgroup ids or returns early).
             ``get_src()`` shows the variant built.
 
