@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vkdispatch.base import dtype as dt
+from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.codegen.flags import ShaderFlags
 from vkdispatch.errors import InvalidStateError
 
@@ -25,12 +26,6 @@ _SCALAR_EXTENSIONS = {
 }
 _SUBGROUP_EXTENSION = "GL_KHR_shader_subgroup_arithmetic"
 _PRINTF_EXTENSION = "GL_EXT_debug_printf"
-
-
-def _component_scalar(var_type):
-    if dt.is_complex(var_type):
-        return var_type.child_type
-    return var_type.scalar or var_type
 
 
 def _sampler_type(binding) -> str:
@@ -70,7 +65,7 @@ class GLSLBackend(CodeGenBackend):
             lines.append(_SUBGROUP_EXTENSION)
         if builder.uses_printf and not builder.flags & ShaderFlags.NO_PRINTF:
             lines.append(_PRINTF_EXTENSION)
-        types = {_SCALAR_EXTENSIONS.get(_component_scalar(t)) for t in builder.used_types}
+        types = {_SCALAR_EXTENSIONS.get(scalar_of(t)) for t in builder.used_types}
         lines += sorted(t for t in types if t)
         return lines
 

@@ -22,6 +22,7 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
 from vkdispatch.base.replicas import check_live_buffer, copies_on_device, copy_into_replica, \
     copy_replica
+from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
 
@@ -79,9 +80,7 @@ def _device_word(buffer: Buffer, op: str) -> str | None:
         return None
     if buffer.mem_size > min(info.max_storage_buffer_range for info in context.device_infos):
         return None
-    scalar = buffer.var_type
-    while scalar.child_type is not None:
-        scalar = scalar.child_type
+    scalar = scalar_of(buffer.var_type)
     if scalar not in _WORDS:
         return None
     return "vec2" if op == "prod" and buffer.var_type in _COMPLEX else _WORDS[scalar]

@@ -124,8 +124,8 @@ class ShaderFunction:
     # -- building -------------------------------------------------------------------------------
 
     def _resolve_local_size(self, context: Context, factor: int = 1) -> tuple[int, int, int]:
-        """The workgroup size asked for, else the device's maximum along x, else (coarsened
-        shaders) the coarsened default."""
+        """The workgroup size asked for; without one, the device's maximum along x, at most
+        COARSENED_LOCAL_SIZE for a build running ``factor`` > 1 elements per invocation."""
         requested = self._requested_local_size or (context.max_workgroup_size[0], 1, 1)
         if factor > 1 and self._requested_local_size is None:
             requested = (min(requested[0], COARSENED_LOCAL_SIZE), 1, 1)
