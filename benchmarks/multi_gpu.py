@@ -13,19 +13,27 @@ GPU's first submissions, and vd.all_reduce's throughput.
 * all_reduce: GB/s = replicas x bytes / time of vd.all_reduce of a --reduce-mib MiB float32
   buffer (call + wait): over 3 queues of one GPU (on the device) beside torch running the same
   steps on 3 tensors of that GPU (r1 += r0, r2 += r1, then r2 copied into r0 and r1; eager
-  calls + synchronize), and over all GPUs (through the host).
+  calls + synchronize), and over all GPUs (copies through pinned host memory).
+* Between devices on one GPU: the path replicas on different devices take (through the
+  context's pinned staging memory, chunk by chunk), forced between two queues of the first GPU
+  so that it is measured where one GPU is all there is: vd.copy_replica of --reduce-mib MiB
+  (GB/s = bytes / time) beside torch copying the tensor into a pinned host tensor and back
+  (both waited for), the route through a pageable numpy array (read + write) it replaced, and
+  vd.all_reduce of 2 replicas along that path.
 
     python benchmarks/multi_gpu.py [--gib 1] [--repeats 5] [--first 5] [--reduce-mib 64]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 
 import numpy as np
 
 import vkdispatch as vd
+from vkdispatch.base import replicas as replica_module
 
 from example_modules import load_example  # benchmarks/example_modules.py
 from torch_reference import torch_cuda
@@ -122,6 +130,83 @@ def torch_all_reduce_gbps(replicas: int, mib: int, repeats: int) -> float | None
     return replicas * count * 4 / statistics.median(seconds) / 1e9
 
 
+def median_seconds(action, repeats: int) -> float:
+    action()  # warm-up: staging memory, pipelines
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+@contextlib.contextmanager
+def as_if_on_two_devices():
+    """Replica copies take the path between devices even between queues of one device."""
+    chosen = replica_module.copies_on_device
+    replica_module.copies_on_device = lambda buffer, src, dst: False
+    try:
+        yield
+    finally:
+        replica_module.copies_on_device = chosen
+
+
+def between_devices_rows(device: int, mib: int, repeats: int) -> list[str]:
+    context = vd.create_context(device_ids=[device], queue_counts=2)
+    count = mib * (1 << 20) // 4
+    values = np.random.default_rng(2).standard_normal(count).astype(np.float32)
+    try:
+        with context:
+            buffer = vd.Buffer((count,), vd.float32)
+        buffer.write(values)
+        staging = np.empty(count, np.float32)
+
+        def pageable() -> None:
+            buffer.read(0, out=staging)
+            buffer.write(staging, 1)
+
+        def staged() -> None:
+            vd.copy_replica(buffer, 0, [1])
+            context.wait_idle()
+
+        def reduce() -> None:
+            vd.all_reduce(buffer)
+            context.wait_idle()
+
+        with as_if_on_two_devices():
+            ours = median_seconds(staged, repeats)
+            np.testing.assert_array_equal(buffer.read(1), values)
+            reduced = median_seconds(reduce, repeats)
+        old = median_seconds(pageable, repeats)
+        assert np.array_equal(buffer.read(0), buffer.read(1))
+    finally:
+        context.close()
+    nbytes = count * 4
+    torch = torch_cuda()
+    reference = None
+    if torch is not None:
+        tensor = torch.from_numpy(values).cuda()
+        target = torch.empty_like(tensor)
+        pinned = torch.empty(count, dtype=torch.float32, pin_memory=True)
+
+        def round_trip() -> None:
+            pinned.copy_(tensor)
+            target.copy_(pinned)
+            torch.cuda.synchronize()
+
+        reference = median_seconds(round_trip, repeats)
+        assert torch.equal(target, tensor)
+    rows = [f"| copy_replica, through pinned staging | {nbytes / ours / 1e9:.1f} | "
+            + (f"{nbytes / reference / 1e9:.1f} | {reference / ours:.2f} |" if reference
+               else "- | - |"),
+            f"| read + write through pageable numpy (the old route) | {nbytes / old / 1e9:.1f} | "
+            + (f"{nbytes / reference / 1e9:.1f} | {reference / old:.2f} |" if reference
+               else "- | - |"),
+            f"| all_reduce of 2 replicas, through pinned staging | "
+            f"{2 * nbytes / reduced / 1e9:.1f} | - | - |"]
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gib", type=float, default=1.0)
@@ -151,8 +236,14 @@ def main() -> None:
     print(f"| 3 replicas on 1 GPU (device) | {ours:.1f} | "
           + (f"{torch_figure:.1f} | {ours / torch_figure:.2f} |" if torch_figure else "- | - |"))
     if len(gpus) > 1:
-        print(f"| {len(gpus)} replicas on {len(gpus)} GPUs (host) | "
+        print(f"| {len(gpus)} replicas on {len(gpus)} GPUs (pinned staging) | "
               f"{all_reduce_gbps(gpus, 1, args.reduce_mib, args.repeats):.1f} | - | - |")
+
+    print(f"| between devices, forced on 2 queues of GPU {gpus[0]}, {args.reduce_mib} MiB | "
+          "ours GB/s | torch via pinned host GB/s | ratio |")
+    print("|---|---:|---:|---:|")
+    for row in between_devices_rows(gpus[0], args.reduce_mib, args.repeats):
+        print(row)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """vd.copy_replica and vd.all_reduce on contexts of 2 and 3 queues (lavapipe shares one hardware
 queue among them; each still has its own replicas): results against numpy, ordering after work
-submitted to each queue before the call, every dtype kind, and the errors."""
+submitted to each queue before the call, every dtype kind, and the errors. Tests taking
+``route`` run twice: as the queues' device allows (on the device) and along the path replicas
+on different devices take (through host staging memory), forced by reporting every pair of
+replicas as on different devices."""
 from __future__ import annotations
 
 import gc
@@ -11,8 +14,17 @@ import pytest
 from helpers import random_array
 
 import vkdispatch as vd
+from vkdispatch.base import replicas
 
 N = 513
+
+
+@pytest.fixture(params=["device", "host"])
+def route(request, monkeypatch):
+    """How copies between replicas travel: as on one device, or as between devices."""
+    if request.param == "host":
+        monkeypatch.setattr(replicas, "copies_on_device", lambda buffer, src, dst: False)
+    return request.param
 
 
 def distinct_replicas(multi, rng, var_type=vd.float32, np_dtype=np.float32):
@@ -40,14 +52,14 @@ def long_replicas_and_affine_graph(multi, rng, affine):
     return buffer, hosts, graph
 
 
-def test_copy_replica_to_every_other_replica(multi, rng):
+def test_copy_replica_to_every_other_replica(multi, rng, route):
     buffer, hosts = distinct_replicas(multi, rng)
     src = multi.queue_count - 1
     vd.copy_replica(buffer, src)
     np.testing.assert_array_equal(buffer.read(), np.broadcast_to(hosts[src], hosts.shape))
 
 
-def test_copy_replica_to_chosen_replicas_leaves_the_rest(multi, rng):
+def test_copy_replica_to_chosen_replicas_leaves_the_rest(multi, rng, route):
     buffer, hosts = distinct_replicas(multi, rng, vd.int32, np.int32)
     vd.copy_replica(buffer, 0, [1])
     expected = hosts.copy()
@@ -73,6 +85,25 @@ def test_device_copy_is_ordered_after_earlier_and_before_later_work(multi, rng, 
         expected = expected * np.float32(2) + np.float32(1)
     np.testing.assert_allclose(got[0], expected, rtol=1e-5)
     assert on_device == list(range(1, multi.queue_count))  # queues of one device (any family)
+    graph.destroy()
+
+
+def test_copy_between_devices_is_ordered_with_both_queues(multi, rng, affine, monkeypatch):
+    """Along the path between devices: the copy sees the graph submitted to the source queue
+    before it, not the ones right after it, and a graph submitted to the destination queue right
+    after the call transforms the copied values."""
+    monkeypatch.setattr(replicas, "copies_on_device", lambda buffer, src, dst: False)
+    buffer, hosts, graph = long_replicas_and_affine_graph(multi, rng, affine)
+    graph.submit(queue_index=0)
+    vd.copy_replica(buffer, 0, [1])
+    for queue in (0, 0, 1):
+        graph.submit(queue_index=queue)
+    once = hosts[0] * np.float32(2) + np.float32(1)
+    twice = once * np.float32(2) + np.float32(1)
+    np.testing.assert_allclose(buffer.read(1), twice, rtol=1e-6)
+    np.testing.assert_allclose(buffer.read(0), twice * np.float32(2) + np.float32(1), rtol=1e-5)
+    for q in range(2, multi.queue_count):
+        np.testing.assert_array_equal(buffer.read(q), hosts[q])
     graph.destroy()
 
 
@@ -106,7 +137,7 @@ def test_device_copy_reads_its_source_before_later_work_overwrites_it(multi, rng
                                                 (vd.int32, np.int32),
                                                 (vd.uint32, np.uint32),
                                                 (vd.float64, np.float64)])
-def test_all_reduce_gives_every_replica_the_reduction(multi, rng, op, reduce, var_type,
+def test_all_reduce_gives_every_replica_the_reduction(multi, rng, route, op, reduce, var_type,
                                                       np_dtype):
     buffer, hosts = distinct_replicas(multi, rng, var_type, np_dtype)
     vd.all_reduce(buffer, op)
@@ -129,7 +160,7 @@ def test_all_reduce_of_complex_and_vector_buffers(multi, rng):
     np.testing.assert_array_equal(vectors.read(0), parts.max(axis=0))
 
 
-def test_all_reduce_of_complex_products_and_composite_types(multi, rng):
+def test_all_reduce_of_complex_products_and_composite_types(multi, rng, route):
     """Complex products combine as complex numbers; vectors, matrices and vec3's tightly packed
     components combine component by component."""
     hosts = (rng.standard_normal((multi.queue_count, N)) +
@@ -191,7 +222,7 @@ def test_a_buffer_all_reduced_on_the_device_is_still_freed(multi, rng):
     assert not destroyed.derived
 
 
-def test_work_after_an_all_reduce_sees_its_result(multi, rng, affine):
+def test_work_after_an_all_reduce_sees_its_result(multi, rng, affine, route):
     """Graphs submitted to every queue right after the call (which returns before the device
     is done) transform the reduced values, not the replicas before the reduction."""
     buffer, hosts, graph = long_replicas_and_affine_graph(multi, rng, affine)
@@ -205,7 +236,7 @@ def test_work_after_an_all_reduce_sees_its_result(multi, rng, affine):
     graph.destroy()
 
 
-def test_replica_operations_come_after_earlier_work_on_each_queue(multi, rng, affine):
+def test_replica_operations_come_after_earlier_work_on_each_queue(multi, rng, affine, route):
     """Each queue scales its replica by its own factor in a graph submitted to it just before
     the all-reduce: the sum sees every scaled replica."""
     buffer, hosts = distinct_replicas(multi, rng)

@@ -2,14 +2,13 @@
 
 Between replicas of one device a copy runs on the device: on the destination queue, after the
 work submitted to the source queue before the call (the source queue's later work waits for
-it). Across devices it goes through host memory: the source is downloaded once its queue has
-finished the work submitted before the call, and uploaded ahead of the destination queue's
-later work. The all-reduce built on these copies is
-:mod:`vkdispatch.execution_pipeline.all_reduce`.
+it). Across devices it streams through pinned host memory (the context's staging chunks,
+which both devices reach): the source is downloaded chunk by chunk once its queue has finished
+the work submitted before the call, each chunk uploaded ahead of the destination queue's later
+work while the next one downloads; no pageable copy of the buffer is made. The all-reduce built
+on these copies is :mod:`vkdispatch.execution_pipeline.all_reduce`.
 """
 from __future__ import annotations
-
-import numpy as np
 
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
@@ -31,15 +30,21 @@ def copies_on_device(buffer: Buffer, src: int, dst: int) -> bool:
 
 
 def copy_into_replica(source: Buffer, src: int, target: Buffer, dst: int) -> None:
-    """Copies replica ``src`` of ``source`` into replica ``dst`` of ``target`` (as large or
-    larger, of the same context) on the device; see :func:`copies_on_device`."""
-    source._native.copy_replica_on_device(src, target._native, dst)
+    """Copies replica ``src`` of ``source`` into replica ``dst`` (of another queue) of
+    ``target`` (as large or larger, of the same context): on the device where
+    :func:`copies_on_device`, returning at once; else through host staging memory, returning
+    once the source was read."""
+    if copies_on_device(source, src, dst):
+        source._native.copy_replica_on_device(src, target._native, dst)
+    else:
+        source._native.copy_replica_through_host(src, target._native, dst)
 
 
 def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = None) -> None:
     """Copies replica ``src`` of ``buffer`` into replica ``dst`` (an index, a list of them, or
     None: every other replica), bit for bit: on the device where both replicas' queues are on
-    one device (the call then returns at once), else through host memory.
+    one device (the call then returns at once), else through pinned host staging memory (the
+    call returns once the source was read).
 
     Raises:
         IndexError: a queue index is out of range. ValueError: ``dst`` holds ``src``.
@@ -53,12 +58,5 @@ def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = Non
     if src in targets:
         raise InvalidArgumentError(f"dst holds the source replica {src}; a replica is not "
                                    "copied onto itself")
-    staged = [q for q in targets if not copies_on_device(buffer, src, q)]
     for queue in targets:
-        if queue not in staged:
-            copy_into_replica(buffer, src, buffer, queue)
-    if staged:
-        raw = np.empty(buffer.mem_size, dtype=np.uint8)
-        buffer._native.read_into(raw, 0, src)
-        for queue in staged:
-            buffer._native.write(raw, 0, queue)
+        copy_into_replica(buffer, src, buffer, queue)

@@ -1,14 +1,15 @@
 """vd.all_reduce: every replica of a buffer (one per queue) receives the sum, product,
 minimum or maximum over all replicas, element by element, beyond what vkdispatch 0.1.0 offers.
 
-Where every replica is on one device and the elements are made of 32-bit words it runs on the
-device: a running result passes from queue to queue (replica k-1's result copied next to
-replica k, combined there by a small kernel), then the last queue's result is copied into
-every other replica; the scratch buffer and the recorded kernel stay with the buffer (in
-``buffer.derived``) for its next all-reduce: one buffer's worth of device memory until it is
-destroyed or collected. Otherwise it goes
-through host memory (each replica downloaded after the work submitted to its queue before the
-call, the result uploaded ahead of later work).
+Where the elements are made of 32-bit words the devices combine them: a running result passes
+from queue to queue (replica k-1's result copied next to replica k, combined there by a small
+kernel), then the last queue's result is copied into every other replica. The copies run on
+the device between queues of one device, and through pinned host staging memory between
+devices (see :mod:`vkdispatch.base.replicas`). The scratch buffer and the recorded kernel stay
+with the buffer (in ``buffer.derived``) for its next all-reduce: one buffer's worth of device
+memory per replica until it is destroyed or collected. Other types go through host memory
+(each replica downloaded after the work submitted to its queue before the call, combined by
+numpy, the result uploaded ahead of later work).
 """
 from __future__ import annotations
 
@@ -20,8 +21,7 @@ import numpy as np
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
-from vkdispatch.base.replicas import check_live_buffer, copies_on_device, copy_into_replica, \
-    copy_replica
+from vkdispatch.base.replicas import check_live_buffer, copy_into_replica, copy_replica
 from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
@@ -51,8 +51,9 @@ void main() {{
 def all_reduce(buffer: Buffer, op: str = "sum") -> None:
     """Replaces every replica of ``buffer`` by the element-wise ``op`` ("sum", "prod", "min"
     or "max") over all replicas, computed in the buffer's type (integers wrap around as on the
-    GPU) in replica order: ``((r0 op r1) op r2) ...``. Returns at once where it runs on the
-    device (every replica on one device, elements made of float32, int32 or uint32).
+    GPU) in replica order: ``((r0 op r1) op r2) ...``. Where every replica is on one device and
+    the elements are made of float32, int32 or uint32 it returns at once (the queues' later work
+    sees the result); across devices it returns once the copies through the host were made.
 
     Raises:
         ValueError: an unknown ``op``, or "min"/"max" of a complex buffer.
@@ -72,12 +73,9 @@ def all_reduce(buffer: Buffer, op: str = "sum") -> None:
 
 
 def _device_word(buffer: Buffer, op: str) -> str | None:
-    """The GLSL type the device all-reduce combines ``buffer`` in, or None where it goes
-    through the host (replicas on several devices, other scalar types, a buffer no storage
-    binding reaches)."""
+    """The GLSL type the devices combine ``buffer`` in, or None where it goes through the host
+    (other scalar types, a buffer no storage binding reaches)."""
     context = buffer.context
-    if not all(copies_on_device(buffer, q - 1, q) for q in range(1, context.queue_count)):
-        return None
     if buffer.mem_size > min(info.max_storage_buffer_range for info in context.device_infos):
         return None
     scalar = scalar_of(buffer.var_type)

@@ -58,6 +58,8 @@ cdef extern from "vkdispatch/transfer_engine.hpp" namespace "vkdispatch" nogil:
                    int queue_index) except +raiseNativeError
         void read(Buffer& buffer, void* out, uint64_t size, uint64_t offset,
                   int queue_index) except +raiseNativeError
+        void copy(Buffer& source, int src, Buffer& target, int dst,
+                  uint64_t dst_offset) except +raiseNativeError
 
 cdef extern from "vkdispatch/compiler.hpp" namespace "vkdispatch" nogil:
     cdef enum class Optimization(int):

@@ -321,6 +321,18 @@ cdef class NativeBuffer:
             rt.copyReplicaOnDevice(self.ptr.get()[0], src, target.ptr.get()[0], dst, dst_offset)
         _check_validation()
 
+    def copy_replica_through_host(self, int src, NativeBuffer target, int dst,
+                                  uint64_t dst_offset=0):
+        """Copies replica ``src`` into replica ``dst`` (of another queue) of ``target`` from
+        byte ``dst_offset`` through pinned host staging memory; returns once the source was
+        read and later work on queue ``dst`` will see the bytes."""
+        self._check_open()
+        target._check_open()
+        with nogil:
+            self.context.transfers.get().copy(self.ptr.get()[0], src, target.ptr.get()[0], dst,
+                                              dst_offset)
+        _check_validation()
+
     def write(self, const uint8_t[::1] data, uint64_t offset=0, int queue_index=-1):
         """Copies ``data`` (bytes) to ``offset`` of one replica, or every replica when -1."""
         cdef const void* src = &data[0] if data.shape[0] else NULL

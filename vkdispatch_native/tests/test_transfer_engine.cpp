@@ -114,11 +114,19 @@ TEST_P(TransferEngineTest, ReadOfASubRangeReturnsExactlyThoseBytes) {
 
 // A context of two queues (sharing one hardware queue where the device has only one): a write
 // with a queue index changes that replica alone.
-TEST_P(TransferEngineTest, WriteToOneReplicaLeavesTheOtherAlone) {
+namespace {
+
+Context twoQueueContext() {
     auto& env = test::deviceEnvironment();
     const int device_index = env.context->devices()[0]->info().index;
     const int family = computeQueueFamily(env.instance->devices()[device_index]);
-    Context two(*env.instance, {device_index}, {{family, family}});
+    return Context(*env.instance, {device_index}, {{family, family}});
+}
+
+}  // namespace
+
+TEST_P(TransferEngineTest, WriteToOneReplicaLeavesTheOtherAlone) {
+    Context two = twoQueueContext();
     ASSERT_EQ(two.queueCount(), 2);
     TransferEngine engine(two, options());
     const size_t size = 5003;
@@ -199,6 +207,40 @@ TEST_P(TransferEngineTest, TransfersRacingOnOneReplicaNeverMixTwoWrites) {
     EXPECT_EQ(mixed, 0) << "reads that mixed two writes";
     const auto last = readAll(engine, buffer, 0);
     EXPECT_TRUE(whole(last) && last != patterns[0]) << "the last write is not whole";
+}
+
+// copy() between replicas of two queues (the path replicas on different devices take): into
+// another buffer at an offset that is not chunk-aligned, and from one replica of a buffer to
+// its other; the bytes around the copied range and the other replicas stay as they were.
+TEST_P(TransferEngineTest, CopyThroughTheHostMovesOneReplicaIntoAnother) {
+    Context two = twoQueueContext();
+    TransferEngine engine(two, options());
+    const size_t size = 7001, offset = 1234;
+    Buffer source(two, size), target(two, size + offset + 77);
+    std::vector<uint8_t> start[2], before[2];
+    for (int q : {0, 1}) {
+        start[q] = test::randomBytes(size, 20 + q);
+        engine.write(source, start[q].data(), size, 0, q);
+        before[q] = test::randomBytes(target.size(), 30 + q);
+        engine.write(target, before[q].data(), target.size(), 0, q);
+    }
+    engine.copy(source, 0, target, 1, offset);
+    std::vector<uint8_t> expected = before[1];
+    std::copy(start[0].begin(), start[0].end(), expected.begin() + offset);
+    EXPECT_EQ(readAll(engine, target, 1), expected);
+    EXPECT_EQ(readAll(engine, target, 0), before[0]);
+
+    engine.copy(source, 1, source, 0, 0);
+    EXPECT_EQ(readAll(engine, source, 0), start[1]);
+    EXPECT_EQ(readAll(engine, source, 1), start[1]);
+
+    const std::string same_queue = messageOf([&] { engine.copy(source, 1, target, 1, 0); });
+    EXPECT_NE(same_queue.find("dst: replica 1 is on the source's queue"), std::string::npos)
+        << same_queue;
+    const std::string too_far =
+        messageOf([&] { engine.copy(source, 0, target, 1, target.size() - size + 1); });
+    EXPECT_NE(too_far.find("do not fit"), std::string::npos) << too_far;
+    EXPECT_EQ(readAll(engine, target, 1), expected);  // refused copies changed nothing
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, TransferEngineTest, ::testing::ValuesIn(kEngines),

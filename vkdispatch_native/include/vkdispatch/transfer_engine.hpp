@@ -1,7 +1,9 @@
 #pragma once
 // Moves bytes between host memory and buffer replicas. Host-coherent device memory is copied
 // directly; otherwise data streams through a small ring of reusable staging chunks per queue,
-// so the host copy of one chunk overlaps the device copy of the previous one.
+// so the host copy of one chunk overlaps the device copy of the previous one. Replicas on
+// different devices are copied through the same staging memory (pinned host memory each device
+// reaches), one chunk's host copy overlapping the next chunk's download.
 //
 // Thread safety: safe to share. Each read or write of a replica holds that replica's transfer
 // lock from its first copy to its last, so a read racing a write of the same replica returns
@@ -9,6 +11,7 @@
 // transfers on the same queue are serialised as well (they share the queue's ring). Transfers
 // are not ordered against command lists another thread submits meanwhile.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -39,15 +42,26 @@ public:
     /// Copies `size` bytes at `offset` of replica `queue_index` into `out`, after all work
     /// submitted to that queue and every write of the replica returned before the call.
     void read(Buffer& buffer, void* out, uint64_t size, uint64_t offset, int queue_index);
+    /// Copies all of replica `src` of `source` into replica `dst` of `target` (a buffer of the
+    /// same context) from byte `dst_offset`, through host memory: the source once the work
+    /// submitted to its queue before the call is done, the target ahead of its queue's later
+    /// work. Returns when the source has been read. For replicas of any two queues; replicas of
+    /// one queue are refused (copy those on the device, see replica_copy.hpp).
+    void copy(Buffer& source, int src, Buffer& target, int dst, uint64_t dst_offset);
 
 private:
     struct Ring;
+    // Receives `size` downloaded bytes that belong at byte `at` of the range read.
+    using Consumer = std::function<void(const uint8_t* bytes, uint64_t size, uint64_t at)>;
+
     Ring& ring(int queue_index);
-    // Through the ring's staging chunks, as StagingCopyCommands on queue `queue_index`.
+    // Through the ring's staging chunks, as StagingCopyCommands on queue `queue_index`; the
+    // caller holds the ring's lock.
     void upload(Ring& ring, Buffer& buffer, int queue_index, const uint8_t* src, uint64_t size,
                 uint64_t offset);
-    void download(Ring& ring, Buffer& buffer, int queue_index, uint8_t* dst, uint64_t size,
-                  uint64_t offset);
+    void download(Ring& ring, Buffer& buffer, int queue_index, uint64_t size, uint64_t offset,
+                  const Consumer& consume);
+    void allocateChunks(Ring& ring, int queue_index);
 
     Context& m_context;
     TransferOptions m_options;

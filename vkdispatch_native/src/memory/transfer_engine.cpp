@@ -54,21 +54,20 @@ TransferEngine::~TransferEngine() {
     }
 }
 
-TransferEngine::Ring& TransferEngine::ring(int queue_index) {
-    Ring& r = *m_rings.at(queue_index);
-    if (r.chunks.empty()) {
-        Device& device = m_context.deviceOfQueue(queue_index);
-        for (int i = 0; i < m_options.chunk_count; ++i) {
-            Ring::Chunk chunk;
-            chunk.staging = createBoundBuffer(
-                device, m_options.chunk_bytes,
-                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-            r.chunks.push_back(std::move(chunk));
-        }
+TransferEngine::Ring& TransferEngine::ring(int queue_index) { return *m_rings.at(queue_index); }
+
+void TransferEngine::allocateChunks(Ring& r, int queue_index) {
+    if (!r.chunks.empty()) return;
+    Device& device = m_context.deviceOfQueue(queue_index);
+    for (int i = 0; i < m_options.chunk_count; ++i) {
+        Ring::Chunk chunk;
+        chunk.staging = createBoundBuffer(
+            device, m_options.chunk_bytes,
+            VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+            VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+        r.chunks.push_back(std::move(chunk));
     }
-    return r;
 }
 
 void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint64_t offset,
@@ -95,6 +94,7 @@ void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint
 
 void TransferEngine::upload(Ring& r, Buffer& buffer, int queue_index, const uint8_t* src,
                             uint64_t size, uint64_t offset) {
+    allocateChunks(r, queue_index);
     Queue& queue = *buffer.replica(queue_index).queue;
     for (uint64_t done = 0; done < size;) {
         const uint64_t n = std::min(m_options.chunk_bytes, size - done);
@@ -124,11 +124,15 @@ void TransferEngine::read(Buffer& buffer, void* out, uint64_t size, uint64_t off
     }
     Ring& r = ring(queue_index);
     std::lock_guard<std::mutex> lock(r.mutex);
-    download(r, buffer, queue_index, dst, size, offset);
+    auto take = [&](const uint8_t* bytes, uint64_t n, uint64_t at) {
+        m_copier.copy(dst + at, bytes, n);
+    };
+    download(r, buffer, queue_index, size, offset, take);
 }
 
-void TransferEngine::download(Ring& r, Buffer& buffer, int queue_index, uint8_t* dst,
-                              uint64_t size, uint64_t offset) {
+void TransferEngine::download(Ring& r, Buffer& buffer, int queue_index, uint64_t size,
+                              uint64_t offset, const Consumer& consume) {
+    allocateChunks(r, queue_index);
     Queue& queue = *buffer.replica(queue_index).queue;
     const uint64_t chunk_bytes = m_options.chunk_bytes;
     const uint64_t chunk_total = (size + chunk_bytes - 1) / chunk_bytes;
@@ -151,9 +155,36 @@ void TransferEngine::download(Ring& r, Buffer& buffer, int queue_index, uint8_t*
         Ring::Chunk& chunk = *in_flight[c];
         queue.wait(chunk.last_use);
         const uint64_t n = std::min(chunk_bytes, size - c * chunk_bytes);
-        m_copier.copy(dst + c * chunk_bytes, chunk.staging.memory.mapped(), n);
+        consume(static_cast<const uint8_t*>(chunk.staging.memory.mapped()), n, c * chunk_bytes);
         if (c + ahead < chunk_total) issue(c + ahead);
     }
+}
+
+void TransferEngine::copy(Buffer& source, int src, Buffer& target, int dst,
+                          uint64_t dst_offset) {
+    if (&source.context() != &target.context())
+        throw InvalidArgumentError("target: the buffers belong to different contexts");
+    const uint64_t size = source.size();
+    checkRange(target, size, dst_offset);
+    Buffer::Replica &from = source.replica(src), &to = target.replica(dst);
+    if (src == dst)
+        throw InvalidArgumentError("dst: replica " + std::to_string(dst) + " is on the source's "
+                                   "queue; copy it on the device");
+    std::scoped_lock transfers(from.transfer, to.transfer);
+    std::scoped_lock rings(ring(src).mutex, ring(dst).mutex);
+    const bool map_from = m_options.map_directly && from.directlyMapped();
+    const bool map_to = m_options.map_directly && to.directlyMapped();
+    auto* target_bytes = static_cast<uint8_t*>(to.storage.memory.mapped());
+    if (map_to) to.queue->wait(to.last_use.load());  // earlier work may still read it
+    auto put = [&](const uint8_t* bytes, uint64_t n, uint64_t at) {
+        if (map_to)
+            m_copier.copy(target_bytes + dst_offset + at, bytes, n);
+        else
+            upload(ring(dst), target, dst, bytes, n, dst_offset + at);
+    };
+    if (!map_from) return download(ring(src), source, src, size, 0, put);
+    from.queue->waitIdle();  // see read(): the submissions' writes are then visible here
+    put(static_cast<const uint8_t*>(from.storage.memory.mapped()), size, 0);
 }
 
 }  // namespace vkdispatch
