@@ -1,11 +1,12 @@
-"""Transfers overlapping compute: an upload (and a download) to the replica of queue 1 while a
-graph of kernels runs on queue 0, in a context of two queues on the first device.
+"""Transfers overlapping compute: an upload to the replica of queue 1 and a download from the
+replica of queue 1 (first row) or queue 2 (second row) while a graph of kernels runs on queue 0,
+in a context of three queues on the first device.
 
 * compute: a graph of --passes polynomial passes over --compute-mib MiB (the
   examples/batch_over_queues.py kernel), submitted to queue 0 and waited for.
-* upload / download: ``write(data, 1)`` / ``read(1, out=...)`` of --transfer-mib MiB, alone.
+* upload / download: ``write(data, 1)`` / ``read(d, out=...)`` of --transfer-mib MiB, alone.
 * serial: the compute, then the upload, then the download, one after the other.
-* overlapped: the compute submitted, then ``write_async(data, 1)`` and ``read_async(1, out=)``
+* overlapped: the compute submitted, then ``write_async(data, 1)`` and ``read_async(d, out=)``
   of another buffer, then all three waited for.
 
 overlap = serial / overlapped time; the ideal is serial / the longest of the three parts. On a
@@ -35,27 +36,12 @@ def seconds(action) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--compute-mib", type=int, default=256)
-    parser.add_argument("--passes", type=int, default=8)
-    parser.add_argument("--transfer-mib", type=int, default=256)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
-    context = vd.create_context(device_ids=[0], queue_counts=2)
-    count = args.compute_mib * (1 << 20) // 4
-    moved = args.transfer_mib * (1 << 20) // 4
-    host = np.random.default_rng(1).uniform(-1, 1, moved).astype(np.float32)
-    out = np.empty(moved, np.float32)
+def measure(context, graph, host, out, repeats: int, download_queue: int) -> dict[str, float]:
+    """Median seconds of each part alone, of all three in turn, and overlapped."""
     with context:
-        work = vd.Buffer((count,), vd.float32)
-        upload_target = vd.Buffer((moved,), vd.float32)
-        download_source = vd.Buffer((moved,), vd.float32)
-        graph = vd.CommandGraph()
-    work.write(np.random.default_rng(0).uniform(-1, 1, count).astype(np.float32))
+        upload_target = vd.Buffer(host.shape, vd.float32)
+        download_source = vd.Buffer(host.shape, vd.float32)
     download_source.write(host)
-    for _ in range(args.passes):
-        example.polynomial(work, graph=graph)
 
     def compute() -> None:
         graph.submit(queue_index=0)
@@ -65,7 +51,7 @@ def main() -> None:
         upload_target.write(host, 1)
 
     def download() -> None:
-        download_source.read(1, out=out)
+        download_source.read(download_queue, out=out)
 
     def serial() -> None:
         compute()
@@ -74,7 +60,8 @@ def main() -> None:
 
     def overlapped() -> None:
         graph.submit(queue_index=0)
-        pending = [upload_target.write_async(host, 1), download_source.read_async(1, out=out)]
+        pending = [upload_target.write_async(host, 1),
+                   download_source.read_async(download_queue, out=out)]
         for transfer in pending:
             transfer.wait()
         context.wait_idle(0)
@@ -84,21 +71,46 @@ def main() -> None:
     for action in timers.values():
         action()  # warm-up: pipelines, staging memory, the first use of each queue
     samples = {name: [] for name in timers}
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         for name, action in timers.items():
             samples[name].append(seconds(action))
-    row = {name: statistics.median(values) for name, values in samples.items()}
     np.testing.assert_array_equal(upload_target.read(1), host)
     np.testing.assert_array_equal(out, host)
-    ideal = row["serial"] / max(row["compute"], row["upload"], row["download"])
+    upload_target.destroy()
+    download_source.destroy()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compute-mib", type=int, default=256)
+    parser.add_argument("--passes", type=int, default=8)
+    parser.add_argument("--transfer-mib", type=int, default=256)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    context = vd.create_context(device_ids=[0], queue_counts=3)
+    count = args.compute_mib * (1 << 20) // 4
+    moved = args.transfer_mib * (1 << 20) // 4
+    host = np.random.default_rng(1).uniform(-1, 1, moved).astype(np.float32)
+    out = np.empty(moved, np.float32)
+    with context:
+        work = vd.Buffer((count,), vd.float32)
+        graph = vd.CommandGraph()
+    work.write(np.random.default_rng(0).uniform(-1, 1, count).astype(np.float32))
+    for _ in range(args.passes):
+        example.polynomial(work, graph=graph)
     print(f"device: {context.device_infos[0].device_name}; compute {args.compute_mib} MiB x "
           f"{args.passes} passes, transfers {args.transfer_mib} MiB each way")
-    print("| compute ms | upload ms | download ms | serial ms | overlapped ms | overlap | ideal |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    print(f"| {row['compute'] * 1e3:.2f} | {row['upload'] * 1e3:.2f} | "
-          f"{row['download'] * 1e3:.2f} | {row['serial'] * 1e3:.2f} | "
-          f"{row['overlapped'] * 1e3:.2f} | {row['serial'] / row['overlapped']:.2f} | "
-          f"{ideal:.2f} |")
+    print("| download from | compute ms | upload ms | download ms | serial ms | overlapped ms "
+          "| overlap | ideal |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for download_queue, where in ((1, "queue 1 (the upload's)"), (2, "queue 2")):
+        row = measure(context, graph, host, out, args.repeats, download_queue)
+        ideal = row["serial"] / max(row["compute"], row["upload"], row["download"])
+        print(f"| {where} | {row['compute'] * 1e3:.2f} | {row['upload'] * 1e3:.2f} | "
+              f"{row['download'] * 1e3:.2f} | {row['serial'] * 1e3:.2f} | "
+              f"{row['overlapped'] * 1e3:.2f} | {row['serial'] / row['overlapped']:.2f} | "
+              f"{ideal:.2f} |")
     graph.destroy()
     context.close()
 

@@ -209,6 +209,27 @@ TEST_P(TransferEngineTest, TransfersRacingOnOneReplicaNeverMixTwoWrites) {
     EXPECT_TRUE(whole(last) && last != patterns[0]) << "the last write is not whole";
 }
 
+// Uploads of one buffer and downloads of another through the same queue (each direction with
+// its own ring, running side by side): every read returns the other buffer's bytes, and the
+// written buffer ends with the last pattern written.
+TEST_P(TransferEngineTest, AnUploadAndADownloadOnOneQueueDoNotMix) {
+    TransferEngine engine(context(), options());
+    const size_t size = 20000;
+    Buffer written(context(), size), read(context(), size);
+    const auto contents = test::randomBytes(size, 40);
+    engine.write(read, contents.data(), size, 0, 0);
+    const std::vector<uint8_t> patterns[2] = {test::randomBytes(size, 41),
+                                              test::randomBytes(size, 42)};
+    std::thread writer([&] {
+        for (int k = 0; k < 40; ++k) engine.write(written, patterns[k % 2].data(), size, 0, 0);
+    });
+    int wrong = 0;
+    for (int k = 0; k < 40; ++k) wrong += readAll(engine, read, 0) == contents ? 0 : 1;
+    writer.join();
+    EXPECT_EQ(wrong, 0) << "reads that returned other bytes";
+    EXPECT_EQ(readAll(engine, written, 0), patterns[1]);
+}
+
 // copy() between replicas of two queues (the path replicas on different devices take): into
 // another buffer at an offset that is not chunk-aligned, and from one replica of a buffer to
 // its other; the bytes around the copied range and the other replicas stay as they were.
