@@ -629,6 +629,37 @@ def test_convolutions_recorded_between_other_shaders(context, rng):
         graph.destroy()
 
 
+@vd.shader("out.size")
+def doubled_copy(out: Buff[c64], buf: Buff[c64]):
+    i = vc.global_invocation_id().x
+    out[i] = buf[i] * 2.0
+
+
+def test_convolve2DR_in_a_graph_is_finished_before_the_next_kernel_reads_it(context, rng):
+    """convolve2DR stores its real output through raw index text; a kernel recorded after it
+    that only reads the buffer must still wait for those stores (debug runs also check the
+    barrier with validation)."""
+    real_shape = (64, 125)
+    x = (rng.standard_normal(real_shape) * 100).astype(np.float32)
+    kernel = (rng.standard_normal(real_shape) * 100).astype(np.float32)
+    kbuf = vd.asrfftbuffer(kernel)
+    vd.fft.rfft2(kbuf)
+    buf = vd.asrfftbuffer(x)
+    graph = vd.CommandGraph()
+    try:
+        vd.fft.convolve2DR(buf, kbuf, graph=graph)
+        out = vd.Buffer(buf.shape, vd.complex64)
+        doubled_copy(out, buf, graph=graph)  # every real value, as pairs, doubled
+        graph.submit()
+        spectrum = np.fft.rfft2(x.astype(np.float64)) * np.conj(
+            np.fft.rfft2(kernel.astype(np.float64)))
+        expected = 2 * np.fft.irfft2(spectrum, s=real_shape)
+        doubled = out.read(0).view(np.float32)[..., :real_shape[-1]]
+        assert_fft_close(doubled, expected, math.prod(real_shape), EPS32, CC)
+    finally:
+        graph.destroy()
+
+
 # -- errors -----------------------------------------------------------------------------------
 
 def assert_still_convolves(rng) -> None:

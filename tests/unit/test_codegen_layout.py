@@ -151,6 +151,39 @@ def test_argument_kinds_and_their_names_bindings_and_infos():
     assert_compiles(description)
 
 
+def test_buffers_the_body_never_writes_are_declared_readonly():
+    """Read-only buffers are NonWritable; a buffer written by a store, an in-place update or
+    an atomic is not (glslang refuses a write to a readonly buffer, so the build checks it)."""
+    def body(x, y, z, w, unused):
+        i = vc.global_invocation_id().x
+        y[i] = x[i] * 2.0
+        z[i] += x[i]
+        vc.atomic_add(w[0], 1)
+
+    description, _ = trace(body, Buff[f32], Buff[f32], Buff[f32], Buff[i32], Buff[f32])
+    header = header_lines(description)
+    declared = {line.split()[-1].rstrip(";"): line for line in header if "Buffer" in line}
+    assert [name for name, line in declared.items() if " readonly buffer " in line] == [
+        "buf0", "buf4"]
+    assert_compiles(description)
+
+
+def test_raw_text_naming_a_buffer_counts_as_its_access():
+    """``str_to_dtype`` text naming a buffer marks it read, and written when settable (what the
+    barriers between dispatches and the readonly declarations rely on); a name is matched
+    whole (buf1 is not buf10)."""
+    def body(*buffers):
+        target = vc.str_to_dtype(f32, f"{buffers[0].name}.data[0]", settable=True)
+        target[:] = vc.str_to_dtype(f32, f"{buffers[1].name}.data[1]")
+        buffers[10][0] = 1.0
+
+    description, _ = trace(body, *[Buff[f32]] * 11)
+    access = description.binding_access[description.resource_binding_base:]
+    assert access[:3] == [(True, True), (True, False), (False, False)]
+    assert access[10] == (True, True)
+    assert_compiles(description)
+
+
 def test_register_and_argument_names_share_one_counter():
     def body(out, a, b):
         r = (a + b).to_register()

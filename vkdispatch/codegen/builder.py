@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from typing import Any
 
 from vkdispatch.base import dtype as dt
@@ -215,6 +216,14 @@ class ShaderBuilder:
         access = self.binding_access[binding_index]
         access[0] |= read
         access[1] |= write
+
+    def mark_named_buffers(self, text: str, write: bool) -> None:
+        """Records access to every storage buffer raw source ``text`` names (the escape hatch
+        ``str_to_dtype``): read, and written too where the text is assignable."""
+        for index, binding in enumerate(self.bindings):
+            if binding.binding_type == BindingType.STORAGE_BUFFER and \
+                    re.search(rf"\b{binding.name}\b", text):
+                self.mark_access(index, read=True, write=write)
 
     def add_shared_array(self, var_type, size: int, name: str) -> None:
         """Declares ``shared T name[size];``."""

@@ -87,8 +87,13 @@ class GLSLBackend(CodeGenBackend):
         for position, binding in enumerate(description.bindings):
             slot = position + base
             if binding.binding_type.value == 1:
-                lines.append(f"layout(set = 0, binding = {slot}, scalar) buffer Buffer{slot} "
-                             f"{{ {binding.dtype.glsl_type} data[]; }} {binding.name};")
+                # A buffer the body never writes is declared so (NonWritable): GPUs may then
+                # read it through their read-only caches.
+                written = description.binding_access[slot][1]
+                qualifier = "" if written else "readonly "
+                lines.append(f"layout(set = 0, binding = {slot}, scalar) {qualifier}buffer "
+                             f"Buffer{slot} {{ {binding.dtype.glsl_type} data[]; }} "
+                             f"{binding.name};")
             else:
                 lines.append(f"layout(set = 0, binding = {slot}) uniform "
                              f"{_sampler_type(binding)} {binding.name};")

@@ -47,9 +47,13 @@ def to_dtype(var_type, *args) -> ShaderVariable:
 
 def str_to_dtype(var_type, value: str, parents=None, lexical_unit: bool = False,
                  settable: bool = False, register: bool = False) -> ShaderVariable:
-    """Wraps raw source text as a typed shader value (an escape hatch)."""
+    """Wraps raw source text as a typed shader value (an escape hatch). Buffers the text
+    names count as read, and as written when ``settable`` (barriers and ``readonly``
+    declarations follow from it)."""
     _check_dtype(var_type)
-    get_builder().use_type(var_type)
+    builder = get_builder()
+    builder.use_type(var_type)
+    builder.mark_named_buffers(value, write=settable)
     return ShaderVariable(var_type, value if lexical_unit else f"({value})", lexical=True,
                           settable=settable, register=register)
 
