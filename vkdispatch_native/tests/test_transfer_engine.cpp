@@ -209,9 +209,9 @@ TEST_P(TransferEngineTest, TransfersRacingOnOneReplicaNeverMixTwoWrites) {
     EXPECT_TRUE(whole(last) && last != patterns[0]) << "the last write is not whole";
 }
 
-// Uploads of one buffer and downloads of another through the same queue (each direction with
-// its own ring, running side by side): every read returns the other buffer's bytes, and the
-// written buffer ends with the last pattern written.
+// Uploads of one buffer and downloads of another through the same queue from two threads (they
+// share the queue's ring): every read returns the other buffer's bytes, and the written buffer
+// ends with the last pattern written.
 TEST_P(TransferEngineTest, AnUploadAndADownloadOnOneQueueDoNotMix) {
     TransferEngine engine(context(), options());
     const size_t size = 20000;

@@ -1,17 +1,16 @@
 #pragma once
 // Moves bytes between host memory and buffer replicas. Host-coherent device memory is copied
-// directly; otherwise data streams through small rings of reusable staging chunks (pinned host
-// memory; per queue one for uploads, one for downloads), so the host copy of one chunk overlaps
-// the device copy of the previous one. A replica is copied into a replica of another queue (of
-// another device, say) chunk by chunk from the source queue's download ring into the
-// destination queue's upload ring by the host, while the next chunk downloads.
+// directly; otherwise data streams through a small ring of reusable staging chunks (pinned host
+// memory) per queue, so the host copy of one chunk overlaps the device copy of the previous one.
+// A replica is copied into a replica of another queue (of another device, say) chunk by chunk
+// from the source queue's ring into the destination queue's ring by the host, while the next
+// chunk downloads.
 //
 // Thread safety: safe to share. Each read or write of a replica holds that replica's transfer
 // lock from its first copy to its last, so a read racing a write of the same replica returns
 // the data wholly before or wholly after it, and racing writes leave one of them whole; staged
-// uploads through one queue are serialised (they share its upload ring), as are its downloads,
-// while an upload and a download run side by side. Transfers are not ordered against command
-// lists another thread submits meanwhile.
+// transfers through one queue are serialised as well (they share the queue's ring). Transfers
+// are not ordered against command lists another thread submits meanwhile.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -56,8 +55,7 @@ private:
     // Receives `size` downloaded bytes that belong at byte `at` of the range read.
     using Consumer = std::function<void(const uint8_t* bytes, uint64_t size, uint64_t at)>;
 
-    Ring& uploads(int queue_index);
-    Ring& downloads(int queue_index);
+    Ring& ring(int queue_index);
     // Through the ring's staging chunks, as StagingCopyCommands on queue `queue_index`; the
     // caller holds the ring's lock.
     void upload(Ring& ring, Buffer& buffer, int queue_index, const uint8_t* src, uint64_t size,
@@ -69,8 +67,9 @@ private:
     Context& m_context;
     TransferOptions m_options;
     ParallelCopier m_copier;
-    // Per queue an upload ring, then a download ring (an upload and a download on one queue
-    // overlap); chunks allocated on first use.
+    // One per queue, chunks allocated on first use. Uploads and downloads share it: run side
+    // by side (a ring per direction) they were slower than one after the other on an H100
+    // host (benchmarks/overlap.py, twelfth session).
     std::vector<std::unique_ptr<Ring>> m_rings;
 };
 

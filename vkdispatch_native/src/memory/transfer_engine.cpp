@@ -14,7 +14,7 @@ struct TransferEngine::Ring {
         BoundBuffer staging;
         uint64_t last_use = 0;
     };
-    std::mutex mutex;  // one transfer per queue and direction at a time
+    std::mutex mutex;  // one staged transfer per queue at a time
     std::vector<Chunk> chunks;
     size_t next = 0;
 
@@ -44,23 +44,17 @@ TransferEngine::TransferEngine(Context& context, const TransferOptions& options)
     : m_context(context), m_options(options), m_copier(options.copy_threads) {
     if (options.chunk_bytes == 0 || options.chunk_count < 1)
         throw InvalidArgumentError("TransferOptions: chunk_bytes and chunk_count must be positive");
-    for (int i = 0; i < 2 * context.queueCount(); ++i) m_rings.push_back(std::make_unique<Ring>());
+    for (int q = 0; q < context.queueCount(); ++q) m_rings.push_back(std::make_unique<Ring>());
 }
 
 TransferEngine::~TransferEngine() {
     // Staging chunks may still be read by the device; wait for their queues before freeing.
-    for (size_t i = 0; i < m_rings.size(); ++i) {
-        for (auto& chunk : m_rings[i]->chunks) m_context.queue(int(i / 2)).wait(chunk.last_use);
+    for (int q = 0; q < static_cast<int>(m_rings.size()); ++q) {
+        for (auto& chunk : m_rings[q]->chunks) m_context.queue(q).wait(chunk.last_use);
     }
 }
 
-TransferEngine::Ring& TransferEngine::uploads(int queue_index) {
-    return *m_rings.at(2 * size_t(queue_index));
-}
-
-TransferEngine::Ring& TransferEngine::downloads(int queue_index) {
-    return *m_rings.at(2 * size_t(queue_index) + 1);
-}
+TransferEngine::Ring& TransferEngine::ring(int queue_index) { return *m_rings.at(queue_index); }
 
 void TransferEngine::allocateChunks(Ring& r, int queue_index) {
     if (!r.chunks.empty()) return;
@@ -92,7 +86,7 @@ void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint
             m_copier.copy(mapped + offset, src, size);
             continue;
         }
-        Ring& r = uploads(q);
+        Ring& r = ring(q);
         std::lock_guard<std::mutex> lock(r.mutex);
         upload(r, buffer, q, src, size, offset);
     }
@@ -128,7 +122,7 @@ void TransferEngine::read(Buffer& buffer, void* out, uint64_t size, uint64_t off
         m_copier.copy(dst, mapped + offset, size);
         return;
     }
-    Ring& r = downloads(queue_index);
+    Ring& r = ring(queue_index);
     std::lock_guard<std::mutex> lock(r.mutex);
     auto take = [&](const uint8_t* bytes, uint64_t n, uint64_t at) {
         m_copier.copy(dst + at, bytes, n);
@@ -177,7 +171,7 @@ void TransferEngine::copy(Buffer& source, int src, Buffer& target, int dst,
         throw InvalidArgumentError("dst: replica " + std::to_string(dst) + " is on the source's "
                                    "queue; copy it on the device");
     std::scoped_lock transfers(from.transfer, to.transfer);
-    std::scoped_lock rings(downloads(src).mutex, uploads(dst).mutex);
+    std::scoped_lock rings(ring(src).mutex, ring(dst).mutex);
     const bool map_from = m_options.map_directly && from.directlyMapped();
     const bool map_to = m_options.map_directly && to.directlyMapped();
     auto* target_bytes = static_cast<uint8_t*>(to.storage.memory.mapped());
@@ -186,9 +180,9 @@ void TransferEngine::copy(Buffer& source, int src, Buffer& target, int dst,
         if (map_to)
             m_copier.copy(target_bytes + dst_offset + at, bytes, n);
         else
-            upload(uploads(dst), target, dst, bytes, n, dst_offset + at);
+            upload(ring(dst), target, dst, bytes, n, dst_offset + at);
     };
-    if (!map_from) return download(downloads(src), source, src, size, 0, put);
+    if (!map_from) return download(ring(src), source, src, size, 0, put);
     from.queue->waitIdle();  // see read(): the submissions' writes are then visible here
     put(static_cast<const uint8_t*>(from.storage.memory.mapped()), size, 0);
 }
