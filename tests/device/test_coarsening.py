@@ -91,6 +91,30 @@ def test_one_buffer_bound_to_two_parameters(context, rng, factor):
 
 
 @pytest.mark.parametrize("factor", FACTORS)
+def test_a_store_then_a_load_through_two_parameters_of_one_buffer(context, rng, factor):
+    """The second statement must load what the first stored when x and y are one buffer
+    (SPIR-V lets a compiler move that load above the store for two distinct bindings: such
+    calls run the variant reaching the buffer through one binding); with distinct buffers the
+    ordinary build runs."""
+    @vd.shader("x.size", local_size=(LOCAL, 1, 1), coarsen=factor)
+    def double_then_shift(x: Buff[f32], y: Buff[f32]):
+        i = vc.global_invocation_id().x
+        x[i] = x[i] * 2.0
+        y[i] = y[i] * y[i] + 1.0
+
+    n = 4 * factor * LOCAL + 5
+    host, other = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    shared, first, second = vd.asbuffer(host), vd.asbuffer(host), vd.asbuffer(other)
+    double_then_shift(shared, shared)
+    doubled = host * np.float32(2)
+    np.testing.assert_allclose(shared.read(0), doubled * doubled + np.float32(1), rtol=1e-6)
+    double_then_shift(first, second)
+    np.testing.assert_allclose(first.read(0), doubled, rtol=1e-6)
+    np.testing.assert_allclose(second.read(0), other * other + np.float32(1), rtol=1e-6)
+    assert len(double_then_shift._build.aliased) == 1  # the variant, built once
+
+
+@pytest.mark.parametrize("factor", FACTORS)
 def test_atomics_count_every_logical_invocation_once(context, rng, factor):
     @vd.shader("values.size", local_size=(LOCAL, 1, 1), coarsen=factor)
     def count(counters: Buff[i32], values: Buff[i32]):

@@ -23,6 +23,7 @@ from vkdispatch.codegen.abbreviations import (Buff, Const, Img1, Img2, Img3, Var
                                               f32, f64, i16, i32, i64, iv3, m4, u16, u32, u64,
                                               v2, v3)
 from vkdispatch.codegen.builder import ShaderArgumentType
+from vkdispatch.shader.aliasing import BufferAliasing
 from vkdispatch.codegen.coercion import scalar_of
 
 GUARD = "if(any(lessThanEqual(UBO.exec_count.xyz, gl_GlobalInvocationID))) { return; }"
@@ -166,6 +167,32 @@ def test_buffers_the_body_never_writes_are_declared_readonly():
     assert [name for name, line in declared.items() if " readonly buffer " in line] == [
         "buf0", "buf4"]
     assert_compiles(description)
+
+
+def test_aliased_variant_reaches_a_shared_buffer_through_one_binding():
+    """For a call binding one buffer to parameters 0 and 2 (and another to 1 and 3, both read
+    only: those need nothing), the variant declares parameter 0's binding, writable since
+    parameter 2 writes, and names parameter 2 after it; the descriptor layout is unchanged."""
+    def body(a, b, c, d):
+        i = vc.global_invocation_id().x
+        c[i] = a[i] + b[i] + d[i]
+
+    description, _ = trace(body, Buff[f32], Buff[f32], Buff[f32], Buff[f32])
+    aliasing = BufferAliasing(description, [info.binding for info in
+                                            description.shader_arg_infos])
+    shared, other = object(), object()
+    aliases = aliasing.of((shared, other, shared, other))
+    assert aliases == ((2, 0),)
+    assert aliasing.of((shared, other, object(), object())) == ()
+    source = description.make_source(64, 1, 1, None, dict(aliases))
+    declarations = [line for line in source.splitlines() if "buffer Buffer" in line]
+    assert declarations == [
+        "layout(set = 0, binding = 1, scalar) buffer Buffer1 { float data[]; } buf0;",
+        "layout(set = 0, binding = 2, scalar) readonly buffer Buffer2 { float data[]; } buf1;",
+        "layout(set = 0, binding = 4, scalar) readonly buffer Buffer4 { float data[]; } buf3;"]
+    assert "#define buf2 buf0" in source.splitlines()
+    ok, _, log = native.compile_glsl(source, "aliased", 0)
+    assert ok, log
 
 
 def test_raw_text_naming_a_buffer_counts_as_its_access():

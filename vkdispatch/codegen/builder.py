@@ -136,10 +136,12 @@ class ShaderDescription:
     def header(self) -> str:
         return self.backend.header(self)
 
-    def make_source(self, x: int, y: int, z: int, body: str | None = None) -> str:
+    def make_source(self, x: int, y: int, z: int, body: str | None = None,
+                    aliases: dict[int, int] | None = None) -> str:
         """The complete source with the workgroup size ``(x, y, z)`` (and ``body`` in place of
-        the traced one: a coarsened variant)."""
-        return self.backend.source(self, (x, y, z), body)
+        the traced one: a coarsened variant; ``aliases``: buffer bindings that stand for
+        earlier ones, see the backend's ``header``)."""
+        return self.backend.source(self, (x, y, z), body, aliases)
 
     def get_arg_names_and_defaults(self) -> list[tuple[str, Any]]:
         return [(info.name, info.default_value) for info in self.shader_arg_infos]

@@ -43,11 +43,11 @@ class CodeGenBackend:
     def extensions(self, builder: ShaderBuilder) -> list[str]:
         raise NotImplementedError
 
-    def header(self, description: ShaderDescription) -> str:
+    def header(self, description: ShaderDescription, aliases: dict[int, int] | None = None) -> str:
         raise NotImplementedError
 
     def source(self, description: ShaderDescription, local_size: tuple[int, int, int],
-               body: str | None = None) -> str:
+               body: str | None = None, aliases: dict[int, int] | None = None) -> str:
         raise NotImplementedError
 
     def bounds_guard(self, exec_count: str) -> str:
@@ -73,7 +73,12 @@ class GLSLBackend(CodeGenBackend):
         return (f"if(any(lessThanEqual({exec_count}.xyz, gl_GlobalInvocationID))) "
                 "{ return; }")
 
-    def header(self, description: ShaderDescription) -> str:
+    def header(self, description: ShaderDescription, aliases: dict[int, int] | None = None) -> str:
+        """The declarations; ``aliases`` maps a storage buffer's position among the bindings to
+        an earlier one bound to the same buffer in a call: its name then stands for that
+        binding (``#define``), so the shader accesses the memory through one variable (SPIR-V
+        lets a driver assume that two bindings never alias)."""
+        aliases = aliases or {}
         lines = ["#version 450"]
         lines += [f"#extension {ext} : require" for ext in description.extensions]
         lines.append("")
@@ -84,19 +89,26 @@ class GLSLBackend(CodeGenBackend):
             lines += [self._member(e) for e in description.uniform_structure]
             lines.append("} UBO;")
         base = description.resource_binding_base
+        written = [access[1] for access in description.binding_access[base:]]
+        for position, canonical in aliases.items():
+            written[canonical] |= written[position]
         for position, binding in enumerate(description.bindings):
             slot = position + base
+            if position in aliases:
+                continue
             if binding.binding_type.value == 1:
                 # A buffer the body never writes is declared so (NonWritable): GPUs may then
                 # read it through their read-only caches.
-                written = description.binding_access[slot][1]
-                qualifier = "" if written else "readonly "
+                qualifier = "" if written[position] else "readonly "
                 lines.append(f"layout(set = 0, binding = {slot}, scalar) {qualifier}buffer "
                              f"Buffer{slot} {{ {binding.dtype.glsl_type} data[]; }} "
                              f"{binding.name};")
             else:
                 lines.append(f"layout(set = 0, binding = {slot}) uniform "
                              f"{_sampler_type(binding)} {binding.name};")
+        bindings = description.bindings
+        lines += [f"#define {bindings[position].name} {bindings[canonical].name}"
+                  for position, canonical in sorted(aliases.items())]
         if description.pc_structure:
             lines.append("")
             lines.append("layout(push_constant, scalar) uniform PushConstant {")
@@ -110,10 +122,10 @@ class GLSLBackend(CodeGenBackend):
         return f"    {element.dtype.glsl_type} {element.name}{array};"
 
     def source(self, description: ShaderDescription, local_size: tuple[int, int, int],
-               body: str | None = None) -> str:
+               body: str | None = None, aliases: dict[int, int] | None = None) -> str:
         x, y, z = local_size
         body = description.body if body is None else body
-        return (f"{self.header(description)}\n"
+        return (f"{self.header(description, aliases)}\n"
                 f"layout(local_size_x = {x}, local_size_y = {y}, local_size_z = {z}) in;\n"
                 f"void main() {{\n{body}\n}}\n")
 

@@ -21,6 +21,7 @@ from vkdispatch.base.context import Context
 from vkdispatch.codegen.builder import ShaderArgumentType, ShaderDescription
 from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.errors import InvalidShaderArgumentError, InvalidStateError
+from vkdispatch.shader.aliasing import BufferAliasing
 from vkdispatch.shader.bound_variable import BoundVariableName
 from vkdispatch.shader.generated_code import evaluate
 from vkdispatch.shader.image_arguments import check_image_argument
@@ -81,6 +82,8 @@ class CallLayout:
         arg_count: the number of parameters.
         bindings: ``(binding, read, write)`` of each buffer and image parameter, in parameter
             order.
+        may_alias: whether a call may bind one buffer to two parameters that need the shader's
+            aliased variant (see :meth:`aliases`).
     """
 
     def __init__(self, description: ShaderDescription, bounds: ExecutionBounds,
@@ -96,6 +99,8 @@ class CallLayout:
                      (ShaderArgumentType.BUFFER, ShaderArgumentType.IMAGE)]
         self._buffers = tuple(buffers)
         self._take_buffers = _tuple_getter(buffers)
+        self._aliasing = BufferAliasing(description, [infos[i].binding for i in buffers])
+        self.may_alias = self._aliasing.possible
         # Images are bound with the buffers, in parameter order (binding order too).
         self._take_resources = _tuple_getter(resources) if len(resources) > len(buffers) \
             else None
@@ -145,6 +150,14 @@ class CallLayout:
             except _DIRECT_PACK_ERRORS:
                 pass  # the checked path converts the value or names the parameter at fault
         return (blocks, buffers, *self._pack_checked(args, limits))
+
+    def aliases(self, args: tuple) -> tuple[tuple[int, int], ...]:
+        """The buffer parameters this call binds to the buffer of an earlier one (see
+        :class:`BufferAliasing`); call only where ``may_alias``, after :meth:`prepare`."""
+        buffers = self._take_buffers(args)
+        if len(set(buffers)) == len(buffers):  # most calls; buffers hash by identity
+            return ()
+        return self._aliasing.of(buffers)
 
     def _pack_checked(self, args: tuple, limits: tuple) -> tuple:
         for position, info in enumerate(self._infos):

@@ -54,6 +54,9 @@ class _Build:
     local_size: tuple[int, int, int] | None
     bounds: ExecutionBounds | None
     layout: CallLayout | None
+    # Plans of the variants for calls that bind one buffer to several parameters, by the
+    # call's aliases (see vkdispatch.shader.aliasing), compiled on first need.
+    aliased: dict = dataclasses.field(default_factory=dict)
 
 
 # The build of a shader not built yet: its context (None) is never a graph's context, so the
@@ -140,23 +143,29 @@ class ShaderFunction:
                                        f"memory; the device allows {limit} "
                                        "(max_compute_shared_memory_size)")
 
+    def _source(self, local_size, factor: int, aliases: dict[int, int] | None = None) -> str:
+        description = self.shader_description
+        return description.make_source(
+            *local_size, coarsened_body(description, factor) if factor > 1 else None, aliases)
+
+    def _plan(self, context: Context, source: str, local_size) -> ComputePlan:
+        description = self.shader_description
+        try:
+            with context:  # a ComputePlan belongs to the current context
+                return ComputePlan(source, description.binding_type_list, description.pc_size,
+                                   self.name)
+        except ShaderBuildError as error:
+            error.shader_source = ShaderSource(self.name, _render(source, True), local_size)
+            raise
+
     def _compile(self, context: Context) -> _Build:
         self._check_shared_memory(context)
         description = self.shader_description
         factor = coarsening_factor(self._coarsen, description, context.device_infos)
         local_size = self._resolve_local_size(context, factor)
         nominal = self._resolve_local_size(context) if factor > 1 else local_size
-        source = description.make_source(
-            *local_size, coarsened_body(description, factor) if factor > 1 else None)
-        plan = None
-        if not context.dummy:
-            try:
-                with context:  # a ComputePlan belongs to the current context
-                    plan = ComputePlan(source, description.binding_type_list,
-                                       description.pc_size, self.name)
-            except ShaderBuildError as error:
-                error.shader_source = ShaderSource(self.name, _render(source, True), local_size)
-                raise
+        source = self._source(local_size, factor)
+        plan = None if context.dummy else self._plan(context, source, local_size)
         bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size, factor,
                                  nominal)
         return _Build(context, plan, source, local_size, bounds,
@@ -254,8 +263,21 @@ class ShaderFunction:
             args = self._bind(args, kwargs)
         blocks, buffers, uniform, pc = layout.prepare(args, exec_size, workgroups,
                                                       context.max_workgroup_count)
-        graph.record_dispatch(build.plan, self.shader_description, blocks, buffers,
+        plan = build.plan
+        if layout.may_alias:
+            aliases = layout.aliases(args)
+            if aliases:
+                plan = self._aliased_plan(build, aliases)
+        graph.record_dispatch(plan, self.shader_description, blocks, buffers,
                               layout.bindings, uniform, pc)
+
+    def _aliased_plan(self, build: _Build, aliases: tuple) -> ComputePlan:
+        """The plan of the variant for a call binding one buffer to several parameters."""
+        plan = build.aliased.get(aliases)
+        if plan is None:
+            source = self._source(build.local_size, build.bounds.factor, dict(aliases))
+            plan = build.aliased[aliases] = self._plan(build.context, source, build.local_size)
+        return plan
 
 
 def make_shader_function(description: ShaderDescription, local_size=None, workgroups=None,
