@@ -1,6 +1,8 @@
-"""Timing recorded work the way our benchmarks compare it: one graph, replayed."""
+"""Timing the way our benchmarks compare: recorded work as one graph replayed, and actions
+that wait for their own work by the wall clock."""
 from __future__ import annotations
 
+import statistics
 import time
 
 import vkdispatch as vd
@@ -19,3 +21,17 @@ def gpu_seconds(record, replays: int) -> float:
     seconds = (time.perf_counter() - start) / replays
     graph.destroy()
     return seconds
+
+
+def seconds(action) -> float:
+    """Wall seconds of one call of ``action`` (which waits for the work it starts)."""
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def median_seconds(action, repeats: int) -> float:
+    """The median of ``repeats`` timed calls of ``action``, after an untimed one (warm-up:
+    pipelines, staging memory, first uses)."""
+    action()
+    return statistics.median(seconds(action) for _ in range(repeats))

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
-import time
 
 import numpy as np
 
@@ -36,16 +35,18 @@ import vkdispatch as vd
 from vkdispatch.base import replicas as replica_module
 
 from example_modules import load_example  # benchmarks/example_modules.py
+from graph_timing import median_seconds, seconds
 from torch_reference import torch_cuda
 
 example = load_example("batch_over_queues")
 
 
 def submit_seconds(graph: vd.CommandGraph, context: vd.Context, queue_index: int) -> float:
-    start = time.perf_counter()
-    graph.submit(queue_index=queue_index)
-    context.wait_idle()
-    return time.perf_counter() - start
+    def submit() -> None:
+        graph.submit(queue_index=queue_index)
+        context.wait_idle()
+
+    return seconds(submit)
 
 
 def recorded(context: vd.Context, samples: int):
@@ -64,9 +65,9 @@ def scaling(devices: list[int], samples: int, repeats: int) -> float:
     try:
         _buffer, graph = recorded(context, samples // len(devices))
         submit_seconds(graph, context, -2)
-        seconds = statistics.median(submit_seconds(graph, context, -2) for _ in range(repeats))
+        median = statistics.median(submit_seconds(graph, context, -2) for _ in range(repeats))
         graph.destroy()
-        return seconds
+        return median
     finally:
         context.close()
 
@@ -91,18 +92,16 @@ def all_reduce_gbps(devices: list[int], queues_per_device: int, mib: int,
         with context:
             buffer = vd.Buffer((count,), vd.float32)
         buffer.write(np.ones(count, np.float32))
-        vd.all_reduce(buffer)
-        context.wait_idle()
-        seconds = []
-        for _ in range(repeats):
-            start = time.perf_counter()
+
+        def reduce() -> None:
             vd.all_reduce(buffer)
             context.wait_idle()
-            seconds.append(time.perf_counter() - start)
+
+        elapsed = median_seconds(reduce, repeats)
         replicas = context.queue_count
         expected = float(replicas) ** (repeats + 1)
         assert np.all(buffer.read(replicas - 1)[:8] == expected)
-        return replicas * count * 4 / statistics.median(seconds) / 1e9
+        return replicas * count * 4 / elapsed / 1e9
     finally:
         context.close()
 
@@ -121,23 +120,7 @@ def torch_all_reduce_gbps(replicas: int, mib: int, repeats: int) -> float | None
             tensor.copy_(tensors[-1])
         torch.cuda.synchronize()
 
-    reduce_all()
-    seconds = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        reduce_all()
-        seconds.append(time.perf_counter() - start)
-    return replicas * count * 4 / statistics.median(seconds) / 1e9
-
-
-def median_seconds(action, repeats: int) -> float:
-    action()  # warm-up: staging memory, pipelines
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+    return replicas * count * 4 / median_seconds(reduce_all, repeats) / 1e9
 
 
 @contextlib.contextmanager

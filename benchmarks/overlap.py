@@ -19,21 +19,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
 
 import vkdispatch as vd
 
 from example_modules import load_example  # benchmarks/example_modules.py
+from graph_timing import seconds
 
 example = load_example("batch_over_queues")
-
-
-def seconds(action) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
 
 
 def measure(context, graph, host, out, repeats: int, download_queue: int) -> dict[str, float]:

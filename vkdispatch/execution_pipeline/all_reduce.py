@@ -25,6 +25,7 @@ from vkdispatch.base.replicas import check_live_buffer, copy_into_replica, copy_
 from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
+from vkdispatch.execution_pipeline.grid_stride import LOCAL_SIZE, workgroups
 
 __all__ = ["all_reduce"]
 
@@ -33,7 +34,6 @@ _GLSL_OPS = {"sum": "a + b", "prod": "a * b", "min": "min(a, b)", "max": "max(a,
 _COMPLEX_PRODUCT = "vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)"
 _WORDS = {dt.float32: "float", dt.int32: "int", dt.uint32: "uint"}  # scalar -> GLSL word
 _COMPLEX = (dt.complex32, dt.complex64, dt.complex128)
-_LOCAL_SIZE = 256
 _KERNEL = """#version 450
 layout(local_size_x = {local_size}) in;
 layout(set = 0, binding = 0) buffer Acc {{ {word} acc[]; }};
@@ -87,7 +87,7 @@ def _device_word(buffer: Buffer, op: str) -> str | None:
 def _kernel(buffer: Buffer, op: str, word: str) -> ComputePlan:
     expression = _COMPLEX_PRODUCT if word == "vec2" else _GLSL_OPS[op]
     return context_plan(buffer.context, f"vd_all_reduce_{op}_{word}",
-                        lambda: _KERNEL.format(local_size=_LOCAL_SIZE, word=word,
+                        lambda: _KERNEL.format(local_size=LOCAL_SIZE, word=word,
                                                expression=expression), [1, 1], 4)
 
 
@@ -108,10 +108,9 @@ class _DeviceReduction:
         if graph is None:
             context = buffer.context
             count = buffer.mem_size // (8 if word == "vec2" else 4)
-            groups = min(-(-count // _LOCAL_SIZE), context.max_workgroup_count[0])
             with context:
                 graph = self.graphs[op] = CommandGraph()
-            graph.record_dispatch(_kernel(buffer, op, word), None, (groups, 1, 1),
+            graph.record_dispatch(_kernel(buffer, op, word), None, workgroups(context, count),
                                   (buffer, self.before), ((0, True, True), (1, True, False)),
                                   b"", struct.pack("<I", count))
         return graph

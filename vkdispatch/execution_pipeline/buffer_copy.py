@@ -20,11 +20,11 @@ from vkdispatch.base.image import Image
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
 from vkdispatch.execution_pipeline.graphs import graph_or_global
+from vkdispatch.execution_pipeline.grid_stride import LOCAL_SIZE, workgroups
 from vkdispatch.execution_pipeline.image_copy import copy_image
 
 __all__ = ["copy"]
 
-_LOCAL_SIZE = 256
 _CPU_DEVICE = 4  # DeviceInfo.device_type of CPU implementations
 _WORD_TYPES = {16: "uvec4", 4: "uint"}  # bytes per word -> GLSL type
 _KERNEL = """#version 450
@@ -43,7 +43,7 @@ void main() {{
 def _kernel(context: Context, word_bytes: int) -> ComputePlan:
     word = _WORD_TYPES[word_bytes]
     return context_plan(context, f"vd_copy_{word}",
-                        lambda: _KERNEL.format(local_size=_LOCAL_SIZE, word=word), [1, 1], 12)
+                        lambda: _KERNEL.format(local_size=LOCAL_SIZE, word=word), [1, 1], 12)
 
 
 def _word_bytes(context: Context, dst: Buffer, src: Buffer, byte_ranges) -> int | None:
@@ -68,9 +68,8 @@ def _record(graph: CommandGraph, dst: Buffer, src: Buffer, dst_byte: int, src_by
         graph.record_command(BufferCopy(dst, src, size, dst_byte, src_byte))
         return
     count = size // word
-    groups = min(-(-count // _LOCAL_SIZE), graph.context.max_workgroup_count[0])
-    graph.record_dispatch(_kernel(graph.context, word), None, (groups, 1, 1), (dst, src),
-                          ((0, False, True), (1, True, False)), b"",
+    graph.record_dispatch(_kernel(graph.context, word), None, workgroups(graph.context, count),
+                          (dst, src), ((0, False, True), (1, True, False)), b"",
                           struct.pack("<3I", dst_byte // word, src_byte // word, count))
 
 

@@ -26,8 +26,19 @@ struct ImageSpec {
     VkMemoryPropertyFlags memory = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
 };
 
+enum class ComponentKind { Float, Signed, Unsigned };
+
+/// What a texel is made of: `channels` components of one kind, `size` bytes in all.
+struct TexelLayout {
+    ComponentKind kind = ComponentKind::Float;
+    uint32_t channels = 0;
+    uint32_t size = 0;
+};
+
 /// Bytes of one texel of `format` (0 for formats this library does not handle).
 uint32_t texelSize(VkFormat format) noexcept;
+/// The texel layout of `format` (0 channels and bytes for formats this library does not handle).
+TexelLayout texelLayout(VkFormat format) noexcept;
 /// "VK_FORMAT_R32G32_SFLOAT"-style name of `format`.
 std::string formatName(VkFormat format);
 /// Whether `device` filters sampled images of `format` and `tiling` linearly (integer formats

@@ -13,39 +13,42 @@ namespace {
 struct FormatInfo {
     VkFormat format;
     const char* name;
-    uint32_t texel_size;
+    TexelLayout texel;
 };
+
+constexpr ComponentKind kSigned = ComponentKind::Signed, kUnsigned = ComponentKind::Unsigned,
+                        kFloat = ComponentKind::Float;
 
 // The formats images are made of here: 1, 2 and 4 channels of 8-, 16- and 32-bit integers and
 // 16- and 32-bit floats, and 3 channels of 32-bit values.
 constexpr FormatInfo kFormats[] = {
-    {VK_FORMAT_R8_SINT, "VK_FORMAT_R8_SINT", 1},
-    {VK_FORMAT_R8G8_SINT, "VK_FORMAT_R8G8_SINT", 2},
-    {VK_FORMAT_R8G8B8A8_SINT, "VK_FORMAT_R8G8B8A8_SINT", 4},
-    {VK_FORMAT_R8_UINT, "VK_FORMAT_R8_UINT", 1},
-    {VK_FORMAT_R8G8_UINT, "VK_FORMAT_R8G8_UINT", 2},
-    {VK_FORMAT_R8G8B8A8_UINT, "VK_FORMAT_R8G8B8A8_UINT", 4},
-    {VK_FORMAT_R16_SINT, "VK_FORMAT_R16_SINT", 2},
-    {VK_FORMAT_R16G16_SINT, "VK_FORMAT_R16G16_SINT", 4},
-    {VK_FORMAT_R16G16B16A16_SINT, "VK_FORMAT_R16G16B16A16_SINT", 8},
-    {VK_FORMAT_R16_UINT, "VK_FORMAT_R16_UINT", 2},
-    {VK_FORMAT_R16G16_UINT, "VK_FORMAT_R16G16_UINT", 4},
-    {VK_FORMAT_R16G16B16A16_UINT, "VK_FORMAT_R16G16B16A16_UINT", 8},
-    {VK_FORMAT_R16_SFLOAT, "VK_FORMAT_R16_SFLOAT", 2},
-    {VK_FORMAT_R16G16_SFLOAT, "VK_FORMAT_R16G16_SFLOAT", 4},
-    {VK_FORMAT_R16G16B16A16_SFLOAT, "VK_FORMAT_R16G16B16A16_SFLOAT", 8},
-    {VK_FORMAT_R32_SINT, "VK_FORMAT_R32_SINT", 4},
-    {VK_FORMAT_R32G32_SINT, "VK_FORMAT_R32G32_SINT", 8},
-    {VK_FORMAT_R32G32B32_SINT, "VK_FORMAT_R32G32B32_SINT", 12},
-    {VK_FORMAT_R32G32B32A32_SINT, "VK_FORMAT_R32G32B32A32_SINT", 16},
-    {VK_FORMAT_R32_UINT, "VK_FORMAT_R32_UINT", 4},
-    {VK_FORMAT_R32G32_UINT, "VK_FORMAT_R32G32_UINT", 8},
-    {VK_FORMAT_R32G32B32_UINT, "VK_FORMAT_R32G32B32_UINT", 12},
-    {VK_FORMAT_R32G32B32A32_UINT, "VK_FORMAT_R32G32B32A32_UINT", 16},
-    {VK_FORMAT_R32_SFLOAT, "VK_FORMAT_R32_SFLOAT", 4},
-    {VK_FORMAT_R32G32_SFLOAT, "VK_FORMAT_R32G32_SFLOAT", 8},
-    {VK_FORMAT_R32G32B32_SFLOAT, "VK_FORMAT_R32G32B32_SFLOAT", 12},
-    {VK_FORMAT_R32G32B32A32_SFLOAT, "VK_FORMAT_R32G32B32A32_SFLOAT", 16},
+    {VK_FORMAT_R8_SINT, "VK_FORMAT_R8_SINT", {kSigned, 1, 1}},
+    {VK_FORMAT_R8G8_SINT, "VK_FORMAT_R8G8_SINT", {kSigned, 2, 2}},
+    {VK_FORMAT_R8G8B8A8_SINT, "VK_FORMAT_R8G8B8A8_SINT", {kSigned, 4, 4}},
+    {VK_FORMAT_R8_UINT, "VK_FORMAT_R8_UINT", {kUnsigned, 1, 1}},
+    {VK_FORMAT_R8G8_UINT, "VK_FORMAT_R8G8_UINT", {kUnsigned, 2, 2}},
+    {VK_FORMAT_R8G8B8A8_UINT, "VK_FORMAT_R8G8B8A8_UINT", {kUnsigned, 4, 4}},
+    {VK_FORMAT_R16_SINT, "VK_FORMAT_R16_SINT", {kSigned, 1, 2}},
+    {VK_FORMAT_R16G16_SINT, "VK_FORMAT_R16G16_SINT", {kSigned, 2, 4}},
+    {VK_FORMAT_R16G16B16A16_SINT, "VK_FORMAT_R16G16B16A16_SINT", {kSigned, 4, 8}},
+    {VK_FORMAT_R16_UINT, "VK_FORMAT_R16_UINT", {kUnsigned, 1, 2}},
+    {VK_FORMAT_R16G16_UINT, "VK_FORMAT_R16G16_UINT", {kUnsigned, 2, 4}},
+    {VK_FORMAT_R16G16B16A16_UINT, "VK_FORMAT_R16G16B16A16_UINT", {kUnsigned, 4, 8}},
+    {VK_FORMAT_R16_SFLOAT, "VK_FORMAT_R16_SFLOAT", {kFloat, 1, 2}},
+    {VK_FORMAT_R16G16_SFLOAT, "VK_FORMAT_R16G16_SFLOAT", {kFloat, 2, 4}},
+    {VK_FORMAT_R16G16B16A16_SFLOAT, "VK_FORMAT_R16G16B16A16_SFLOAT", {kFloat, 4, 8}},
+    {VK_FORMAT_R32_SINT, "VK_FORMAT_R32_SINT", {kSigned, 1, 4}},
+    {VK_FORMAT_R32G32_SINT, "VK_FORMAT_R32G32_SINT", {kSigned, 2, 8}},
+    {VK_FORMAT_R32G32B32_SINT, "VK_FORMAT_R32G32B32_SINT", {kSigned, 3, 12}},
+    {VK_FORMAT_R32G32B32A32_SINT, "VK_FORMAT_R32G32B32A32_SINT", {kSigned, 4, 16}},
+    {VK_FORMAT_R32_UINT, "VK_FORMAT_R32_UINT", {kUnsigned, 1, 4}},
+    {VK_FORMAT_R32G32_UINT, "VK_FORMAT_R32G32_UINT", {kUnsigned, 2, 8}},
+    {VK_FORMAT_R32G32B32_UINT, "VK_FORMAT_R32G32B32_UINT", {kUnsigned, 3, 12}},
+    {VK_FORMAT_R32G32B32A32_UINT, "VK_FORMAT_R32G32B32A32_UINT", {kUnsigned, 4, 16}},
+    {VK_FORMAT_R32_SFLOAT, "VK_FORMAT_R32_SFLOAT", {kFloat, 1, 4}},
+    {VK_FORMAT_R32G32_SFLOAT, "VK_FORMAT_R32G32_SFLOAT", {kFloat, 2, 8}},
+    {VK_FORMAT_R32G32B32_SFLOAT, "VK_FORMAT_R32G32B32_SFLOAT", {kFloat, 3, 12}},
+    {VK_FORMAT_R32G32B32A32_SFLOAT, "VK_FORMAT_R32G32B32A32_SFLOAT", {kFloat, 4, 16}},
 };
 
 const FormatInfo* find(VkFormat format) noexcept {
@@ -77,19 +80,14 @@ bool supported(Device& device, const ImageSpec& spec, VkFormat format) {
                                                     spec.usage, 0, &properties) == VK_SUCCESS;
 }
 
-// The formats of the table with the same component type (the name's suffix, e.g. "_SFLOAT")
-// that the device makes for `spec`'s use: what the error of an unsupported one offers instead.
+// The formats of the table with the same component kind that the device makes for `spec`'s
+// use: what the error of an unsupported one offers instead.
 std::string alternatives(Device& device, const ImageSpec& spec) {
-    const std::string name = formatName(spec.format);
-    const std::string suffix = name.substr(name.rfind('_'));
+    const ComponentKind kind = find(spec.format)->texel.kind;
     std::string out;
     for (const auto& info : kFormats) {
-        const std::string candidate = info.name;
-        if (candidate.size() < suffix.size() ||
-            candidate.compare(candidate.size() - suffix.size(), suffix.size(), suffix) != 0 ||
-            !supported(device, spec, info.format))
-            continue;
-        out += (out.empty() ? "" : ", ") + candidate;
+        if (info.texel.kind != kind || !supported(device, spec, info.format)) continue;
+        out += (out.empty() ? "" : ", ") + std::string(info.name);
     }
     return out.empty() ? "none of that component type" : out;
 }
@@ -131,9 +129,11 @@ void checkSupported(Device& device, const ImageSpec& spec) {
 
 }  // namespace
 
-uint32_t texelSize(VkFormat format) noexcept {
+uint32_t texelSize(VkFormat format) noexcept { return texelLayout(format).size; }
+
+TexelLayout texelLayout(VkFormat format) noexcept {
     const FormatInfo* info = find(format);
-    return info != nullptr ? info->texel_size : 0;
+    return info != nullptr ? info->texel : TexelLayout{};
 }
 
 std::string formatName(VkFormat format) {
@@ -207,7 +207,8 @@ Image::Image(Device& device, const ImageSpec& spec) : m_spec(spec) {
     if (filtersLinearly(device, spec.format, spec.tiling)) m_blit_filter = VK_FILTER_LINEAR;
     VkFormatProperties features{};
     vkGetPhysicalDeviceFormatProperties(device.physical(), spec.format, &features);
-    const VkFormatFeatureFlags blit = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
+    const VkFormatFeatureFlags blit =
+        VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
     const VkFormatFeatureFlags offered =
         linear ? features.linearTilingFeatures : features.optimalTilingFeatures;
     m_blits = (offered & blit) == blit;

@@ -11,31 +11,13 @@
 namespace vkdispatch {
 namespace {
 
-enum class Component { Float, Signed, Unsigned };
-
-struct Texels {
-    Component component;
-    uint32_t channels;
-};
-
-Texels texelsOf(VkFormat format) {
-    switch (format) {
-        case VK_FORMAT_R32_SFLOAT: return {Component::Float, 1};
-        case VK_FORMAT_R32G32_SFLOAT: return {Component::Float, 2};
-        case VK_FORMAT_R32G32B32_SFLOAT: return {Component::Float, 3};
-        case VK_FORMAT_R32G32B32A32_SFLOAT: return {Component::Float, 4};
-        case VK_FORMAT_R32_SINT: return {Component::Signed, 1};
-        case VK_FORMAT_R32G32_SINT: return {Component::Signed, 2};
-        case VK_FORMAT_R32G32B32_SINT: return {Component::Signed, 3};
-        case VK_FORMAT_R32G32B32A32_SINT: return {Component::Signed, 4};
-        case VK_FORMAT_R32_UINT: return {Component::Unsigned, 1};
-        case VK_FORMAT_R32G32_UINT: return {Component::Unsigned, 2};
-        case VK_FORMAT_R32G32B32_UINT: return {Component::Unsigned, 3};
-        case VK_FORMAT_R32G32B32A32_UINT: return {Component::Unsigned, 4};
-        default:
-            throw InvalidArgumentError("mip_levels: mip chains are made for formats of 32-bit "
-                                       "channels, not " + formatName(format));
-    }
+// The layout of `format`'s texels; mip chains are computed for 32-bit components only.
+TexelLayout texelsOf(VkFormat format) {
+    const TexelLayout texels = texelLayout(format);
+    if (texels.channels == 0 || texels.size != 4 * texels.channels)
+        throw InvalidArgumentError("mip_levels: mip chains are made for formats of 32-bit "
+                                   "channels, not " + formatName(format));
+    return texels;
 }
 
 // Where coarse texel `j` of `coarse` samples the finer axis of `fine` texels: the two texels
@@ -123,17 +105,21 @@ VkExtent3D mipExtent(const VkExtent3D& extent, uint32_t level) noexcept {
 }
 
 std::vector<uint8_t> hostMipLevels(const ImageSpec& spec, const uint8_t* level0, bool linear) {
-    const Texels texels = texelsOf(spec.format);
+    const TexelLayout texels = texelsOf(spec.format);
     uint64_t bytes = 0;
     for (uint32_t level = 1; level < spec.mip_levels; ++level) {
         const VkExtent3D e = mipExtent(spec.extent, level);
         bytes += uint64_t(e.width) * e.height * e.depth * spec.layers * 4 * texels.channels;
     }
     std::vector<uint8_t> out(bytes);
-    switch (texels.component) {
-        case Component::Float: chain<float>(spec, level0, out, texels.channels, linear); break;
-        case Component::Signed: chain<int32_t>(spec, level0, out, texels.channels, linear); break;
-        case Component::Unsigned:
+    switch (texels.kind) {
+        case ComponentKind::Float:
+            chain<float>(spec, level0, out, texels.channels, linear);
+            break;
+        case ComponentKind::Signed:
+            chain<int32_t>(spec, level0, out, texels.channels, linear);
+            break;
+        case ComponentKind::Unsigned:
             chain<uint32_t>(spec, level0, out, texels.channels, linear);
             break;
     }
