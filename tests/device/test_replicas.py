@@ -14,7 +14,9 @@ import pytest
 from helpers import random_array
 
 import vkdispatch as vd
+import vkdispatch.codegen as vc
 from vkdispatch.base import replicas
+from vkdispatch.codegen.abbreviations import Buff, Var, f32
 
 N = 513
 
@@ -253,6 +255,82 @@ def test_replica_operations_come_after_earlier_work_on_each_queue(multi, rng, af
                                atol=1e-4)
     for graph in graphs:
         graph.destroy()
+
+
+def test_replica_steps_recorded_in_a_graph_run_between_its_calls(multi, rng, route, affine):
+    """A graph of calls on every replica, an all-reduce, more calls and a copy from the last
+    replica: each submit (to every queue) runs them in that order, and a replay runs them
+    again on the results."""
+    buffer, hosts = distinct_replicas(multi, rng)
+    with multi:
+        graph = vd.CommandGraph()
+    affine(buffer, 2.0, 1.0, graph=graph)
+    vd.all_reduce(buffer, graph=graph)
+    affine(buffer, 0.5, -1.0, graph=graph)
+    vd.copy_replica(buffer, multi.queue_count - 1, [0], graph=graph)
+    np.testing.assert_array_equal(buffer.read(), hosts)  # recorded, not run
+    expected = hosts.astype(np.float64)
+    for _ in range(2):
+        graph.submit()
+        expected = (expected * 2 + 1).sum(axis=0) * 0.5 - 1
+        expected = np.broadcast_to(expected, hosts.shape)
+        np.testing.assert_allclose(buffer.read(), expected, rtol=1e-5, atol=1e-5)
+    graph.destroy()
+
+
+@vd.shader("x.size")
+def _scale(x: Buff[f32], k: Var[f32]):
+    i = vc.global_invocation_id().x
+    x[i] = x[i] * k
+
+
+def test_replica_steps_with_per_instance_values(multi, rng):
+    """With instance_count=2 each instance runs every segment and step in turn, and each call
+    gets its own per-instance Var value (the push constants are split by segment)."""
+    buffer, hosts = distinct_replicas(multi, rng)
+    with multi:
+        graph = vd.CommandGraph()
+    _scale(buffer, graph.bind_var("first"), graph=graph)
+    vd.all_reduce(buffer, graph=graph)
+    _scale(buffer, graph.bind_var("second"), graph=graph)
+    graph.set_var("first", [2.0, 5.0])
+    graph.set_var("second", [3.0, 7.0])
+    graph.submit(instance_count=2)
+    expected = (hosts.astype(np.float64) * 2).sum(axis=0) * 3  # instance 0
+    expected = (expected * 5) * multi.queue_count * 7  # instance 1: equal replicas summed
+    np.testing.assert_allclose(buffer.read(), np.broadcast_to(expected, hosts.shape),
+                               rtol=1e-5)
+    graph.destroy()
+
+
+def test_replica_step_errors(multi, rng, affine):
+    buffer, _hosts = distinct_replicas(multi, rng)
+    with multi:
+        graph = vd.CommandGraph()
+    affine(buffer, 2.0, 1.0, graph=graph)
+    vd.all_reduce(buffer, graph=graph)
+    with pytest.raises(ValueError, match=r"queue_index: a graph holding all_reduce runs on "
+                                         r"every queue \(-2\), got 1"):
+        graph.submit(queue_index=1)
+    with pytest.raises(TypeError, match="graph must be a vd.CommandGraph, got str"):
+        vd.copy_replica(buffer, graph="graph")
+    other = vd.CommandGraph()  # of the test's default context
+    with pytest.raises(ValueError, match="graph: it belongs to another context"):
+        vd.all_reduce(buffer, graph=other)
+    other.destroy()
+    before = buffer.read()
+    buffer.destroy()
+    with multi:
+        survivor = vd.Buffer(N, vd.float32)
+    with pytest.raises(ValueError, match="destroyed"):
+        graph.submit()
+    graph.reset()  # the graph stays usable
+    affine(survivor, 1.0, 1.0, graph=graph)
+    vd.copy_replica(survivor, 0, graph=graph)
+    survivor.write(before[0], 0)
+    graph.submit()
+    np.testing.assert_allclose(survivor.read(), np.broadcast_to(before[0] + 1, before.shape))
+    graph.destroy()
 
 
 def test_replica_operation_errors(multi, rng):

@@ -10,10 +10,42 @@ on these copies is :mod:`vkdispatch.execution_pipeline.all_reduce`.
 """
 from __future__ import annotations
 
+import dataclasses
+from typing import Callable
+
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["copy_replica", "copies_on_device", "copy_into_replica", "check_live_buffer"]
+__all__ = ["copy_replica", "copies_on_device", "copy_into_replica", "check_live_buffer",
+           "ReplicaStep", "run_or_record"]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ReplicaStep:
+    """A replica operation recorded in a graph (``graph=`` of :func:`copy_replica` and
+    ``vd.all_reduce``): ``run`` performs it when the graph, submitted to every queue, reaches
+    it. ``name`` says which operation, for errors."""
+
+    name: str
+    buffer: Buffer
+    run: Callable[[], None]
+
+    @property
+    def handles(self) -> tuple:
+        return (self.buffer,)
+
+
+def run_or_record(step: ReplicaStep, graph) -> None:
+    """Runs ``step`` now (``graph`` None) or records it at the end of ``graph``."""
+    if graph is None:
+        step.run()
+        return
+    record = getattr(graph, "record_replica_step", None)
+    if record is None:
+        raise InvalidTypeError(f"graph must be a vd.CommandGraph, got {type(graph).__name__}")
+    if graph.context is not step.buffer.context:
+        raise InvalidArgumentError("graph: it belongs to another context than the buffer")
+    record(step)
 
 
 def check_live_buffer(buffer: Buffer) -> None:
@@ -40,11 +72,14 @@ def copy_into_replica(source: Buffer, src: int, target: Buffer, dst: int) -> Non
         source._native.copy_replica_through_host(src, target._native, dst)
 
 
-def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = None) -> None:
+def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = None,
+                 graph=None) -> None:
     """Copies replica ``src`` of ``buffer`` into replica ``dst`` (an index, a list of them, or
     None: every other replica), bit for bit: on the device where both replicas' queues are on
     one device (the call then returns at once), else through pinned host staging memory (the
-    call returns once the source was read).
+    call returns once the source was read). With ``graph`` (a :class:`vd.CommandGraph`), the
+    copy is recorded there instead, to run each time the graph is submitted (to every queue)
+    after the calls recorded before it.
 
     Raises:
         IndexError: a queue index is out of range. ValueError: ``dst`` holds ``src``.
@@ -58,5 +93,11 @@ def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = Non
     if src in targets:
         raise InvalidArgumentError(f"dst holds the source replica {src}; a replica is not "
                                    "copied onto itself")
-    for queue in targets:
-        copy_into_replica(buffer, src, buffer, queue)
+    if not targets:
+        return
+
+    def copy() -> None:
+        for queue in targets:
+            copy_into_replica(buffer, src, buffer, queue)
+
+    run_or_record(ReplicaStep("copy_replica", buffer, copy), graph)

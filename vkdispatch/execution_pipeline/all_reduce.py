@@ -21,7 +21,8 @@ import numpy as np
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
-from vkdispatch.base.replicas import check_live_buffer, copy_into_replica, copy_replica
+from vkdispatch.base.replicas import ReplicaStep, check_live_buffer, copy_into_replica, \
+    copy_replica, run_or_record
 from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
@@ -48,12 +49,14 @@ void main() {{
 """
 
 
-def all_reduce(buffer: Buffer, op: str = "sum") -> None:
+def all_reduce(buffer: Buffer, op: str = "sum", graph=None) -> None:
     """Replaces every replica of ``buffer`` by the element-wise ``op`` ("sum", "prod", "min"
     or "max") over all replicas, computed in the buffer's type (integers wrap around as on the
     GPU) in replica order: ``((r0 op r1) op r2) ...``. Where every replica is on one device and
     the elements are made of float32, int32 or uint32 it returns at once (the queues' later work
     sees the result); across devices it returns once the copies through the host were made.
+    With ``graph`` (a :class:`vd.CommandGraph`) it is recorded there instead, to run each time
+    the graph is submitted (to every queue) after the calls recorded before it.
 
     Raises:
         ValueError: an unknown ``op``, or "min"/"max" of a complex buffer.
@@ -67,9 +70,11 @@ def all_reduce(buffer: Buffer, op: str = "sum") -> None:
         return
     word = _device_word(buffer, op)
     if word is None:
-        _all_reduce_on_host(buffer, op)
+        step = ReplicaStep("all_reduce", buffer, lambda: _all_reduce_on_host(buffer, op))
     else:
-        _all_reduce_on_device(buffer, op, word)
+        step = ReplicaStep("all_reduce", buffer,
+                           lambda: _all_reduce_on_device(buffer, op, word))
+    run_or_record(step, graph)
 
 
 def _device_word(buffer: Buffer, op: str) -> str | None:

@@ -21,6 +21,7 @@ from vkdispatch.base.commands import Command, Dispatch
 from vkdispatch.base.descriptor_cache import DescriptorSetCache
 from vkdispatch.base.sampler import Sampler
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.execution_pipeline.graph_segments import ReplicaStep, split
 from vkdispatch.shader.bound_variable import BoundVariableName
 from vkdispatch.shader.dispatch_target import DispatchTarget
 from vkdispatch.shader.packing import BlockPacker, field_bytes, packer_for
@@ -77,7 +78,9 @@ class CommandGraph(CommandList, DispatchTarget):
         submit_on_record: submit right after each recorded call (immediate mode).
 
     ``Const`` values are frozen at record time; ``Var`` values can change between submits with
-    :meth:`bind_var`/:meth:`set_var`. Thread safety: record and submit from one thread.
+    :meth:`bind_var`/:meth:`set_var`. ``vd.copy_replica`` and ``vd.all_reduce`` recorded with
+    ``graph=`` make the graph run on every queue, in segments between them. Thread safety:
+    record and submit from one thread.
     """
 
     def __init__(self, reset_on_submit: bool = False, submit_on_record: bool = False):
@@ -96,6 +99,8 @@ class CommandGraph(CommandList, DispatchTarget):
         self._uploaded_bytes: bytes | None = None
         self._recorded = False
         self._descriptor_sets = DescriptorSetCache()
+        self._steps = 0  # replica steps recorded (the graph then runs in segments)
+        self._segment_lists: list[CommandList] = []  # native lists of segments 1, 2, ...
         self.name_to_pc_key_dict: dict[str, list[tuple[int, str]]] = {}
         self.queued_pc_values: dict[str, Any] = {}
 
@@ -162,6 +167,16 @@ class CommandGraph(CommandList, DispatchTarget):
             raise self.unusable_error("this CommandGraph")
         self._check_handles(command, f"{type(command).__name__} command")
         self._append(command)
+
+    def record_replica_step(self, step: ReplicaStep) -> None:
+        """Records a replica operation (``vd.copy_replica`` or ``vd.all_reduce`` with
+        ``graph=``) after the calls recorded so far; the graph then runs on every queue, in
+        segments (see :mod:`vkdispatch.execution_pipeline.graph_segments`)."""
+        if self._destroyed:
+            raise self.unusable_error("this CommandGraph")
+        self._check_handles(step, f"{step.name} step")
+        self._steps += 1
+        self._append(step)
 
     def _append(self, entry) -> None:
         self._commands.append(entry)
@@ -284,10 +299,18 @@ class CommandGraph(CommandList, DispatchTarget):
         self._check_alive()
         if self._uniform:
             self._ensure_uniform_buffer(len(self._uniform))
-        self._replace_recording(tuple(
-            Dispatch(entry.plan, self._set_of(entry), entry.blocks)
-            if type(entry) is _Dispatch else entry for entry in self._commands))
+        segments = split(self._commands)[0] if self._steps else [self._commands]
+        for command_list, entries in zip(self._lists(len(segments)), segments):
+            command_list._replace_recording(tuple(
+                Dispatch(entry.plan, self._set_of(entry), entry.blocks)
+                if type(entry) is _Dispatch else entry for entry in entries))
         self._recorded = True
+
+    def _lists(self, count: int) -> list[CommandList]:
+        """The native lists of the first ``count`` segments (this graph's own first)."""
+        while len(self._segment_lists) < count - 1:
+            self._segment_lists.append(CommandList(self.context))
+        return [self] + self._segment_lists[:count - 1]
 
     def _submit_now(self, plan, blocks, buffers, bindings, uniform: bytes, pc: bytes) -> None:
         """Immediate mode: runs one dispatch on every queue without storing a recording."""
@@ -301,15 +324,18 @@ class CommandGraph(CommandList, DispatchTarget):
         self._submit_native(pc, 1, _ALL_QUEUES, uniform)
 
     def _submit_native(self, pc: bytes, instance_count: int, queue_index: int,
-                       uniform: bytes) -> None:
+                       uniform: bytes, command_list: CommandList | None = None) -> None:
+        """Submits this graph's native list (or ``command_list``, a segment of it), with the
+        uniform data unless the target queues' replicas hold it already."""
         if uniform != self._uploaded_bytes:
             self._uploaded_bytes, self._uploaded_to = uniform, frozenset()
         targets = self._all_queues if queue_index == _ALL_QUEUES else frozenset((queue_index,))
         send = bool(uniform) and (queue_index == _LEAST_BUSY_QUEUE or
                                   not targets <= self._uploaded_to)
         # The data was built here to the right size, so the native call needs no re-checking.
-        self._submit_unchecked(pc, instance_count, queue_index,
-                               self._uniform_buffer if send else None, uniform if send else b"")
+        (command_list or self)._submit_unchecked(pc, instance_count, queue_index,
+                                                 self._uniform_buffer if send else None,
+                                                 uniform if send else b"")
         if send and queue_index != _LEAST_BUSY_QUEUE:
             self._uploaded_to |= targets
 
@@ -329,8 +355,8 @@ class CommandGraph(CommandList, DispatchTarget):
                         f"value(s){per_instance} for instance_count={instance_count}, got "
                         f"{size}")
 
-    def _push_constant_data(self, instance_count: int) -> bytes:
-        size = self.get_instance_size()
+    def _push_constant_data(self, instance_count: int, size: int) -> bytes:
+        """Push-constant bytes of every call, ``size`` per instance, instance-major."""
         if size == 0:
             return b""
         try:
@@ -397,10 +423,38 @@ class CommandGraph(CommandList, DispatchTarget):
             return
         if not self._recorded:
             self._record_native()
-        self._submit_native(self._push_constant_data(instance_count), instance_count,
-                            queue_index, bytes(self._uniform))
+        if self._steps:
+            self._submit_segments(instance_count, queue_index)
+        else:
+            self._submit_native(self._push_constant_data(instance_count,
+                                                         self.get_instance_size()),
+                                instance_count, queue_index, bytes(self._uniform))
         if self._reset_on_submit:
             self.reset()
+
+    def _submit_segments(self, instance_count: int, queue_index: int) -> None:
+        """Each instance in turn: every segment submitted to every queue, each followed by its
+        step."""
+        segments, steps = split(self._commands)
+        if queue_index != _ALL_QUEUES and self.context.queue_count > 1:
+            raise InvalidArgumentError(
+                f"queue_index: a graph holding {steps[0].name} runs on every queue (-2), got "
+                f"{queue_index}")
+        for index, step in enumerate(steps):  # a buffer destroyed since: before any work runs
+            self._check_handles(step, f"step {index} of the graph ({step.name})")
+        lists = self._lists(len(segments))
+        sizes = [command_list.get_instance_size() for command_list in lists]
+        data = self._push_constant_data(instance_count, sum(sizes))
+        uniform = bytes(self._uniform)
+        offset = 0
+        for _ in range(instance_count):
+            for index, (command_list, size) in enumerate(zip(lists, sizes)):
+                if segments[index]:
+                    self._submit_native(data[offset:offset + size], 1, _ALL_QUEUES, uniform,
+                                        command_list)
+                offset += size
+                if index < len(steps):
+                    steps[index].run()
 
     def submit_any(self, instance_count: int | None = None) -> None:
         """Submits to whichever queue is least busy."""
@@ -413,9 +467,12 @@ class CommandGraph(CommandList, DispatchTarget):
         self._uniform_offsets.clear()
         self.name_to_pc_key_dict.clear()
         self.queued_pc_values.clear()
+        self._steps = 0
         self._recorded = False
 
     def _destroy(self) -> None:
+        for command_list in self._segment_lists:
+            command_list.destroy()
         self._descriptor_sets.clear()
         if self._uniform_buffer is not None:
             self._uniform_buffer.destroy()
