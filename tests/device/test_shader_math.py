@@ -155,6 +155,23 @@ def test_integer_min_max_abs_clamp_keep_integer_results(context, rng):
     np.testing.assert_array_equal(out.read(0), expected)
 
 
+def test_nested_integer_min_max_of_a_value_and_its_negation(context, rng):
+    """min(x, min(x, -x)) and max(x, max(-x, x)) over full-range int32 (NVIDIA's driver
+    returned x for the nested forms; the DSL folds them to the single min/max)."""
+    @vd.shader("out.size")
+    def nested(out: Buff[vd.int32], a: Buff[vd.int32]):
+        i = vc.global_invocation_id().x
+        out[i] = (a[i] & vc.min(a[i], vc.min(a[i], -a[i]))) ^ vc.max(vc.max(-a[i], a[i]), a[i])
+
+    info = np.iinfo(np.int32)
+    a = rng.integers(info.min, info.max, N, dtype=np.int32, endpoint=True)
+    out = vd.Buffer((N,), vd.int32)
+    nested(out, vd.asbuffer(a))
+    with np.errstate(over="ignore"):
+        expected = (a & np.minimum(a, -a)) ^ np.maximum(-a, a)
+    np.testing.assert_array_equal(out.read(0), expected)
+
+
 def test_vec3_geometry_builtins_match_numpy(context, rng):
     @vd.shader("out.size")
     def geometry(out: Buff[v4], crossed: Buff[v3], a: Buff[v3], b: Buff[v3]):

@@ -107,6 +107,24 @@ def test_min_max_promote_mixed_arguments():
     assert d.name == "clamp(UBO.var2, 0.0f, 1.0f)"
 
 
+def test_nested_min_max_of_the_same_operand_fold():
+    """f(a, f(a, b)) in any operand order is f(a, b) (a driver miscompiled the nested form);
+    another operand, another function or another type is left alone."""
+    (f1, f2, f3, f4, kept1, kept2, kept3) = traced(
+        [Const[i32], Const[i32], Const[f32]],
+        lambda x, y, f: [vc.min(x, vc.min(x, -x)), vc.max(vc.max(-x, x), x),
+                         vc.min(vc.min(y, x), x), vc.max(y, vc.max(x, y)),
+                         vc.min(x, vc.min(y, -x)), vc.min(x, vc.max(x, y)),
+                         vc.min(x, vc.min(x, f))])
+    assert f1.name == "min(UBO.var0, (-UBO.var0))"
+    assert f2.name == "max((-UBO.var0), UBO.var0)"
+    assert f3.name == "min(UBO.var1, UBO.var0)"
+    assert f4.name == "max(UBO.var0, UBO.var1)"
+    assert kept1.name == "min(UBO.var0, min(UBO.var1, (-UBO.var0)))"
+    assert kept2.name == "min(UBO.var0, max(UBO.var0, UBO.var1))"
+    assert kept3.name == "min(float(UBO.var0), min(float(UBO.var0), UBO.var2))"
+
+
 def test_vector_functions_accept_scalar_arguments_where_glsl_does():
     results = traced([Const[v3], Const[f32]], lambda v, f: [
         vc.min(v, f), vc.clamp(v, 0.0, 1.0), vc.mix(v, v, 0.25), vc.step(0.5, v),

@@ -132,8 +132,34 @@ trunc = _function("trunc", pymath.trunc)
 round = _function("round", builtins.round)  # noqa: A001
 round_even = _function("roundEven", builtins.round, name="round_even")
 fract = _function("fract", lambda x: x - pymath.floor(x))
-min = _function("min", builtins.min, arity=2, operand=_keep, scalar_ok=(1,))  # noqa: A001
-max = _function("max", builtins.max, arity=2, operand=_keep, scalar_ok=(1,))  # noqa: A001
+def _extremum(glsl: str, python):
+    """``min`` or ``max``, folding ``f(a, f(a, b))`` (in any operand order) into ``f(a, b)``
+    when ``a`` is the same expression and type: the same value in fewer operations, and the
+    nested integer form ``min(x, min(x, -x))`` is miscompiled by NVIDIA's Vulkan driver
+    (H200, 2026-11: it returned x)."""
+    plain = _function(glsl, python, arity=2, operand=_keep, scalar_ok=(1,))
+
+    def function(*args):
+        if len(args) == 2:
+            for outer, inner in (args, args[::-1]):
+                operands = getattr(inner, "_extremum_of", None)
+                if operands is not None and operands[0] == glsl and \
+                        isinstance(outer, ShaderVariable) and outer.name in operands[1:] and \
+                        outer.var_type is inner.var_type:
+                    return inner
+        result = plain(*args)
+        if isinstance(result, ShaderVariable):
+            names = [a.name if isinstance(a, ShaderVariable) else None for a in args]
+            object.__setattr__(result, "_extremum_of", (glsl, *names))
+        return result
+
+    function.__name__ = glsl
+    function.__doc__ = f"GLSL ``{glsl}`` (evaluated in Python for Python numbers)."
+    return function
+
+
+min = _extremum("min", builtins.min)  # noqa: A001
+max = _extremum("max", builtins.max)  # noqa: A001
 clamp = _function("clamp", lambda x, lo, hi: builtins.min(builtins.max(x, lo), hi),
                   arity=3, operand=_keep, scalar_ok=(1, 2))
 clip = clamp
