@@ -468,6 +468,8 @@ class CommandGraph(CommandList, DispatchTarget):
         self.name_to_pc_key_dict.clear()
         self.queued_pc_values.clear()
         self._steps = 0
+        for command_list in self._segment_lists:  # what they recorded keeps its buffers alive
+            command_list.reset()
         self._recorded = False
 
     def _destroy(self) -> None:
