@@ -11,10 +11,11 @@ import pytest
 import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, f32
+from vkdispatch.base import copy_kernel
 from vkdispatch.execution_pipeline import buffer_copy
 
 
-def _kernel_words(context, dst, src, byte_ranges):
+def _kernel_words(context, buffer_bytes, byte_ranges):
     """The kernel's word choice without the device policy (so lavapipe runs it too)."""
     return next((word for word in (16, 4) if all(v % word == 0 for v in byte_ranges)), None)
 
@@ -22,7 +23,7 @@ def _kernel_words(context, dst, src, byte_ranges):
 @pytest.fixture(autouse=True, params=["kernel", "vkCmdCopyBuffer"])
 def copy_path(request, monkeypatch):
     choice = _kernel_words if request.param == "kernel" else (lambda *args: None)
-    monkeypatch.setattr(buffer_copy, "_word_bytes", choice)
+    monkeypatch.setattr(buffer_copy, "word_bytes", choice)
     return request.param
 
 
@@ -201,15 +202,15 @@ def test_copy_kernel_words_follow_alignment_and_device_kind(context, rng, monkey
     monkeypatch.undo()  # the real policy
     floats = vd.asbuffer(random_floats(rng, 64))
     is_cpu = any(info.device_type == 4 for info in context.device_infos)
-    words = buffer_copy._word_bytes(context, floats, floats, (16, 32, 64))
+    sizes = (floats.mem_size, floats.mem_size)
+    words = copy_kernel.word_bytes(context, sizes, (16, 32, 64))
     assert words == (None if is_cpu else 16)
     for info in context.device_infos:
         monkeypatch.setattr(info, "device_type", 2)  # as if a discrete GPU
-    assert buffer_copy._word_bytes(context, floats, floats, (16, 32, 64)) == 16
-    assert buffer_copy._word_bytes(context, floats, floats, (4, 32, 64)) == 4
-    assert buffer_copy._word_bytes(context, floats, floats, (2, 32, 64)) is None
-    monkeypatch.setattr(floats, "mem_size", 2**33)  # beyond a storage binding
-    assert buffer_copy._word_bytes(context, floats, floats, (16, 32, 64)) is None
+    assert copy_kernel.word_bytes(context, sizes, (16, 32, 64)) == 16
+    assert copy_kernel.word_bytes(context, sizes, (4, 32, 64)) == 4
+    assert copy_kernel.word_bytes(context, sizes, (2, 32, 64)) is None
+    assert copy_kernel.word_bytes(context, (2**33, 64), (16, 32, 64)) is None  # beyond a binding
 
 
 def test_copy_of_half_floats_at_odd_offsets_moves_exact_bits(context, rng):

@@ -1,8 +1,9 @@
 """vd.copy_replica and vd.all_reduce on contexts of 2 and 3 queues (lavapipe shares one hardware
 queue among them; each still has its own replicas): results against numpy, ordering after work
 submitted to each queue before the call, every dtype kind, and the errors. Tests taking
-``route`` run twice: as the queues' device allows (on the device) and along the path replicas
-on different devices take (through host staging memory), forced by reporting every pair of
+``route`` run three times: as the queues' device allows (on the device), with the copy kernel
+GPUs use (forced where the device would take vkCmdCopyBuffer), and along the path replicas on
+different devices take (through host staging memory), forced by reporting every pair of
 replicas as on different devices."""
 from __future__ import annotations
 
@@ -21,9 +22,12 @@ from vkdispatch.codegen.abbreviations import Buff, Var, f32
 N = 513
 
 
-@pytest.fixture(params=["device", "host"])
+@pytest.fixture(params=["device", "kernel", "host"])
 def route(request, monkeypatch):
-    """How copies between replicas travel: as on one device, or as between devices."""
+    """How copies between replicas travel: as on one device (on CPU devices a
+    vkCmdCopyBuffer), with the copy kernel GPUs use (4-byte words), or as between devices."""
+    if request.param == "kernel":
+        monkeypatch.setattr(replicas, "word_bytes", lambda context, buffers, ranges: 4)
     if request.param == "host":
         monkeypatch.setattr(replicas, "copies_on_device", lambda buffer, src, dst: False)
     return request.param
@@ -208,9 +212,9 @@ def test_repeated_all_reduces_of_one_buffer_with_several_ops(multi, rng):
     np.testing.assert_array_equal(again.read(0), hosts.min(axis=0))
 
 
-def test_a_buffer_all_reduced_on_the_device_is_still_freed(multi, rng):
-    """What the call keeps with the buffer (a scratch buffer and a graph that binds the buffer)
-    goes with it: dropping the last reference frees it, destroy() frees the scratch at once."""
+def test_a_buffer_all_reduced_on_the_device_is_still_freed(multi, rng, route):
+    """What the call keeps with the buffer (between devices: a scratch buffer) goes with it:
+    dropping the last reference frees it, destroy() frees the scratch at once."""
     buffer, _hosts = distinct_replicas(multi, rng)
     vd.all_reduce(buffer)
     alive = weakref.ref(buffer)
@@ -219,7 +223,7 @@ def test_a_buffer_all_reduced_on_the_device_is_still_freed(multi, rng):
     assert alive() is None
     destroyed, _hosts = distinct_replicas(multi, rng)
     vd.all_reduce(destroyed)
-    assert destroyed.derived  # the scratch buffer and graph
+    assert bool(destroyed.derived) == (route == "host")  # one device reads replicas in place
     destroyed.destroy()
     assert not destroyed.derived
 

@@ -14,10 +14,12 @@ import dataclasses
 from typing import Callable
 
 from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.compute_plan import ComputePlan
+from vkdispatch.base.copy_kernel import copy_plan, copy_push_constants, word_bytes, workgroups
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["copy_replica", "copies_on_device", "copy_into_replica", "check_live_buffer",
-           "ReplicaStep", "run_or_record"]
+           "dispatch_on_replicas", "ReplicaStep", "run_or_record"]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -64,12 +66,31 @@ def copies_on_device(buffer: Buffer, src: int, dst: int) -> bool:
 def copy_into_replica(source: Buffer, src: int, target: Buffer, dst: int) -> None:
     """Copies replica ``src`` of ``source`` into replica ``dst`` (of another queue) of
     ``target`` (as large or larger, of the same context): on the device where
-    :func:`copies_on_device`, returning at once; else through host staging memory, returning
-    once the source was read."""
-    if copies_on_device(source, src, dst):
-        source._native.copy_replica_on_device(src, target._native, dst)
-    else:
+    :func:`copies_on_device` (the copy kernel on queue ``dst`` where it serves, see
+    :mod:`~vkdispatch.base.copy_kernel`), returning at once; else through host staging memory,
+    returning once the source was read."""
+    if not copies_on_device(source, src, dst):
         source._native.copy_replica_through_host(src, target._native, dst)
+        return
+    size = source.mem_size
+    word = word_bytes(source.context, (size, target.mem_size), (size,))
+    if word is None:
+        source._native.copy_replica_on_device(src, target._native, dst)
+        return
+    dispatch_on_replicas(copy_plan(source.context, word), dst, [(target, dst), (source, src)],
+                         copy_push_constants(word, 0, 0, size),
+                         workgroups(source.context, size // word)[0])
+
+
+def dispatch_on_replicas(plan: ComputePlan, queue: int, bindings: list[tuple[Buffer, int]],
+                         push_constants: bytes, groups_x: int) -> None:
+    """Runs ``plan`` once on ``queue`` with binding i bound to replica ``bindings[i][1]`` of
+    buffer ``bindings[i][0]`` (replicas of that queue or of one other queue of its device):
+    after the work submitted before the call to those queues, ahead of their later work.
+    Returns at once."""
+    plan._native.dispatch_on_replicas(queue, [(buffer._native, replica)
+                                              for buffer, replica in bindings],
+                                      push_constants, groups_x)
 
 
 def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = None,

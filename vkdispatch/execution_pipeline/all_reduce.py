@@ -2,14 +2,13 @@
 minimum or maximum over all replicas, element by element, beyond what vkdispatch 0.1.0 offers.
 
 Where the elements are made of 32-bit words the devices combine them: a running result passes
-from queue to queue (replica k-1's result copied next to replica k, combined there by a small
-kernel), then the last queue's result is copied into every other replica. The copies run on
-the device between queues of one device, and through pinned host staging memory between
-devices (see :mod:`vkdispatch.base.replicas`). The scratch buffer and the recorded kernel stay
-with the buffer (in ``buffer.derived``) for its next all-reduce: one buffer's worth of device
-memory per replica until it is destroyed or collected. Other types go through host memory
-(each replica downloaded after the work submitted to its queue before the call, combined by
-numpy, the result uploaded ahead of later work).
+from queue to queue (a small kernel on queue k folds replica k-1's result into replica k,
+reading it where it is on one device; from another device it is first copied through pinned
+host staging memory into a scratch buffer kept with the buffer, in ``buffer.derived``), then
+the last queue's result is copied into every other replica (see
+:mod:`vkdispatch.base.replicas`). Other types go through host memory (each replica downloaded
+after the work submitted to its queue before the call, combined by numpy, the result uploaded
+ahead of later work).
 """
 from __future__ import annotations
 
@@ -21,12 +20,12 @@ import numpy as np
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
+from vkdispatch.base.grid_stride import LOCAL_SIZE, workgroups
+from vkdispatch.base import replicas
 from vkdispatch.base.replicas import ReplicaStep, check_live_buffer, copy_into_replica, \
-    copy_replica, run_or_record
+    copy_replica, dispatch_on_replicas, run_or_record
 from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.errors import InvalidArgumentError
-from vkdispatch.execution_pipeline.command_graph import CommandGraph
-from vkdispatch.execution_pipeline.grid_stride import LOCAL_SIZE, workgroups
 
 __all__ = ["all_reduce"]
 
@@ -96,52 +95,34 @@ def _kernel(buffer: Buffer, op: str, word: str) -> ComputePlan:
                                                expression=expression), [1, 1], 4)
 
 
-class _DeviceReduction:
-    """What the device all-reduce of one buffer reuses from call to call: the scratch buffer
-    holding the running result next to replica k, and a recorded graph per op."""
-
-    def __init__(self, buffer: Buffer) -> None:
-        with buffer.context:
-            self.before = Buffer(buffer.shape, buffer.var_type)
-        self.graphs: dict[str, CommandGraph] = {}
-
-    def usable(self) -> bool:
-        return not self.before.destroyed and all(not g.destroyed for g in self.graphs.values())
-
-    def graph(self, buffer: Buffer, op: str, word: str) -> CommandGraph:
-        graph = self.graphs.get(op)
-        if graph is None:
-            context = buffer.context
-            count = buffer.mem_size // (8 if word == "vec2" else 4)
-            with context:
-                graph = self.graphs[op] = CommandGraph()
-            graph.record_dispatch(_kernel(buffer, op, word), None, workgroups(context, count),
-                                  (buffer, self.before), ((0, True, True), (1, True, False)),
-                                  b"", struct.pack("<I", count))
-        return graph
+_scratch_lock = threading.Lock()
 
 
-_reductions_lock = threading.Lock()
-
-
-def _reduction_of(buffer: Buffer) -> _DeviceReduction:
-    # Kept with the buffer (one scratch buffer each): allocating it per call cost more than
-    # the reduction itself on an H100.
-    with _reductions_lock:
-        reduction = buffer.derived.get(_DeviceReduction)
-        if reduction is None or not reduction.usable():
-            reduction = buffer.derived[_DeviceReduction] = _DeviceReduction(buffer)
-        return reduction
+def _scratch_of(buffer: Buffer) -> Buffer:
+    """The buffer holding, next to replica k, the running result copied from another device.
+    Kept with the buffer: allocating it per call cost more than the reduction on an H100."""
+    with _scratch_lock:
+        scratch = buffer.derived.get(_scratch_of)
+        if scratch is None or scratch.destroyed:
+            with buffer.context:
+                scratch = buffer.derived[_scratch_of] = Buffer(buffer.shape, buffer.var_type)
+        return scratch
 
 
 def _all_reduce_on_device(buffer: Buffer, op: str, word: str) -> None:
-    reduction = _reduction_of(buffer)
-    graph = reduction.graph(buffer, op, word)
-    queues = buffer.context.queue_count
-    for queue in range(1, queues):
-        copy_into_replica(buffer, queue - 1, reduction.before, queue)
-        graph.submit(queue_index=queue)
-    copy_replica(buffer, queues - 1)
+    context = buffer.context
+    count = buffer.mem_size // (8 if word == "vec2" else 4)
+    plan = _kernel(buffer, op, word)
+    push_constants, groups = struct.pack("<I", count), workgroups(context, count)[0]
+    for queue in range(1, context.queue_count):
+        if replicas.copies_on_device(buffer, queue - 1, queue):  # read where it is
+            before = (buffer, queue - 1)
+        else:
+            scratch = _scratch_of(buffer)
+            copy_into_replica(buffer, queue - 1, scratch, queue)
+            before = (scratch, queue)
+        dispatch_on_replicas(plan, queue, [(buffer, queue), before], push_constants, groups)
+    copy_replica(buffer, context.queue_count - 1)
 
 
 def _all_reduce_on_host(buffer: Buffer, op: str) -> None:

@@ -1,76 +1,35 @@
 """vd.copy: element ranges between buffers (and whole images, see image_copy.py), immediately
 or recorded into a graph.
 
-On GPUs the copy runs as a small compute kernel (16-byte words where the offsets and the size
-allow, else 4-byte words): NVIDIA's vkCmdCopyBuffer on a compute queue moved 0.85 TB/s on an
-H100 where the kernel, like torch's copy_, reaches about 3 TB/s. On CPU devices (lavapipe),
-and for ranges not made of whole 4-byte words, it is a vkCmdCopyBuffer
+On GPUs the copy runs as the copy kernel of :mod:`vkdispatch.base.copy_kernel`; on CPU devices
+(lavapipe), and for ranges not made of whole 4-byte words, it is a vkCmdCopyBuffer
 (:class:`~vkdispatch.base.commands.BufferCopy`), which is a memcpy there.
 """
 from __future__ import annotations
 
-import struct
 from typing import Any
 
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.commands import BufferCopy
-from vkdispatch.base.compute_plan import ComputePlan, context_plan
-from vkdispatch.base.context import Context
+from vkdispatch.base.copy_kernel import copy_plan, copy_push_constants, word_bytes, workgroups
 from vkdispatch.base.image import Image
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
 from vkdispatch.execution_pipeline.graphs import graph_or_global
-from vkdispatch.execution_pipeline.grid_stride import LOCAL_SIZE, workgroups
 from vkdispatch.execution_pipeline.image_copy import copy_image
 
 __all__ = ["copy"]
 
-_CPU_DEVICE = 4  # DeviceInfo.device_type of CPU implementations
-_WORD_TYPES = {16: "uvec4", 4: "uint"}  # bytes per word -> GLSL type
-_KERNEL = """#version 450
-layout(local_size_x = {local_size}) in;
-layout(set = 0, binding = 0) writeonly buffer Dst {{ {word} dst[]; }};
-layout(set = 0, binding = 1) readonly buffer Src {{ {word} src[]; }};
-layout(push_constant) uniform Range {{ uint dst_offset; uint src_offset; uint count; }} range;
-void main() {{
-    uint stride = gl_NumWorkGroups.x * {local_size}u;
-    for (uint i = gl_GlobalInvocationID.x; i < range.count; i += stride)
-        dst[range.dst_offset + i] = src[range.src_offset + i];
-}}
-"""
-
-
-def _kernel(context: Context, word_bytes: int) -> ComputePlan:
-    word = _WORD_TYPES[word_bytes]
-    return context_plan(context, f"vd_copy_{word}",
-                        lambda: _KERNEL.format(local_size=LOCAL_SIZE, word=word), [1, 1], 12)
-
-
-def _word_bytes(context: Context, dst: Buffer, src: Buffer, byte_ranges) -> int | None:
-    """The word size a copy kernel can use for these byte offsets and size, or None where
-    vkCmdCopyBuffer serves better (CPU devices) or must serve (no whole words, or a buffer
-    beyond what a storage binding or a 32-bit word index reaches)."""
-    if any(info.device_type == _CPU_DEVICE for info in context.device_infos):
-        return None
-    limit = min(min(info.max_storage_buffer_range for info in context.device_infos), 2**32 - 1)
-    if max(dst.mem_size, src.mem_size) > limit:
-        return None
-    for word in _WORD_TYPES:
-        if all(value % word == 0 for value in byte_ranges):
-            return word
-    return None
-
-
 def _record(graph: CommandGraph, dst: Buffer, src: Buffer, dst_byte: int, src_byte: int,
             size: int) -> None:
-    word = _word_bytes(graph.context, dst, src, (dst_byte, src_byte, size))
+    word = word_bytes(graph.context, (dst.mem_size, src.mem_size), (dst_byte, src_byte, size))
     if word is None:
         graph.record_command(BufferCopy(dst, src, size, dst_byte, src_byte))
         return
-    count = size // word
-    graph.record_dispatch(_kernel(graph.context, word), None, workgroups(graph.context, count),
-                          (dst, src), ((0, False, True), (1, True, False)), b"",
-                          struct.pack("<3I", dst_byte // word, src_byte // word, count))
+    graph.record_dispatch(copy_plan(graph.context, word), None,
+                          workgroups(graph.context, size // word), (dst, src),
+                          ((0, False, True), (1, True, False)), b"",
+                          copy_push_constants(word, dst_byte, src_byte, size))
 
 
 def _count_argument(value: Any, name: str) -> int:

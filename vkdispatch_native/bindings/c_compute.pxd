@@ -1,5 +1,6 @@
-# Declarations of the compute layer: compute_plan.hpp, pipeline_cache.hpp, descriptor_set.hpp,
-# command.hpp and the command classes, and command_list.hpp. Every call that can fail raises through raiseNativeError
+# Declarations of the compute layer: compute_plan.hpp, replica_dispatch.hpp,
+# pipeline_cache.hpp, descriptor_set.hpp, command.hpp and the command classes, and
+# command_list.hpp. Every call that can fail raises through raiseNativeError
 # (bindings/error_translation.hpp).
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libcpp cimport bool
@@ -29,6 +30,16 @@ cdef extern from "vkdispatch/compute_plan.hpp" namespace "vkdispatch" nogil:
         uint32_t pushConstantSize() except +raiseNativeError
         @staticmethod
         int64_t liveCount() except +raiseNativeError
+
+cdef extern from "vkdispatch/replica_dispatch.hpp" namespace "vkdispatch" nogil:
+    cdef struct ReplicaBinding:
+        Buffer* buffer
+        int replica
+
+    void dispatchOnReplicas(ComputePlan& plan, int queue_index,
+                            const vector[ReplicaBinding]& bindings,
+                            const vector[uint8_t]& push_constants,
+                            uint32_t groups_x) except +raiseNativeError
 
 cdef extern from "vkdispatch/pipeline_cache.hpp" namespace "vkdispatch" nogil:
     cdef cppclass PipelineCache:

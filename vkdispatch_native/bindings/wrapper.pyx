@@ -478,6 +478,26 @@ cdef class NativeComputePlan:
             raise _class_for("runtime")(f"the compute plan '{self.name}' was closed")
         return 0
 
+    def dispatch_on_replicas(self, int queue_index, list bindings, bytes push_constants,
+                             uint32_t groups_x):
+        """Runs the plan once on queue ``queue_index``, binding i bound to replica
+        ``bindings[i][1]`` of NativeBuffer ``bindings[i][0]`` (replicas of that queue or of one
+        other queue of its device); returns without waiting."""
+        cdef vector[cp.ReplicaBinding] natives
+        cdef cp.ReplicaBinding binding
+        cdef NativeBuffer buffer
+        cdef vector[uint8_t] pc = push_constants
+        self._check_open()
+        for entry, replica in bindings:
+            buffer = <NativeBuffer?>entry
+            buffer._check_open()
+            binding.buffer = buffer.ptr.get()
+            binding.replica = replica
+            natives.push_back(binding)
+        with nogil:
+            cp.dispatchOnReplicas(self.ptr.get()[0], queue_index, natives, pc, groups_x)
+        _check_validation()
+
     def close(self):
         """Frees the pipeline once the GPU no longer uses it (sets of this plan stop working)."""
         self.ptr.reset()

@@ -1,10 +1,11 @@
-// copyReplicaOnDevice (validation on where installed): on a context of three queues of one
+// copyReplicaOnDevice and dispatchOnReplicas (validation on where installed): on a context of three queues of one
 // family, replica 0 copied into replicas 1 and 2 without the host, after the work already
 // submitted to queue 0, and into another buffer at an offset; where the device has two queue
 // families with compute, the same between them; the refusals name the replicas.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -12,12 +13,14 @@
 
 #include "compute_helpers.hpp"
 #include "vkdispatch/buffer.hpp"
+#include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/device_selection.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/instance.hpp"
 #include "vkdispatch/log.hpp"
 #include "vkdispatch/replica_copy.hpp"
+#include "vkdispatch/replica_dispatch.hpp"
 #include "vkdispatch/transfer_engine.hpp"
 
 using namespace vkdispatch;
@@ -43,6 +46,19 @@ protected:
     int device_index = 0;
 };
 
+// Random words in each replica of `buffer` (a different draw per replica); returns them.
+std::vector<std::vector<uint32_t>> writeDistinctReplicas(TransferEngine& engine, Buffer& buffer,
+                                                         unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::vector<uint32_t>> words(buffer.replicaCount(),
+                                             std::vector<uint32_t>(buffer.size() / 4));
+    for (int q = 0; q < buffer.replicaCount(); ++q) {
+        for (auto& v : words[q]) v = rng();
+        engine.write(buffer, words[q].data(), words[q].size() * 4, 0, q);
+    }
+    return words;
+}
+
 }  // namespace
 
 TEST_F(ReplicaCopy, CopiesOnTheDeviceBetweenQueuesOfOneFamily) {
@@ -50,12 +66,7 @@ TEST_F(ReplicaCopy, CopiesOnTheDeviceBetweenQueuesOfOneFamily) {
     TransferEngine engine(context);
     constexpr size_t kWords = 100000;
     Buffer buffer(context, kWords * 4);
-    std::mt19937 rng(9);
-    std::vector<std::vector<uint32_t>> start(3, std::vector<uint32_t>(kWords));
-    for (int q = 0; q < 3; ++q) {
-        for (auto& v : start[q]) v = rng();
-        engine.write(buffer, start[q].data(), kWords * 4, 0, q);
-    }
+    const auto start = writeDistinctReplicas(engine, buffer, 9);
     ASSERT_TRUE(copiesOnDevice(buffer, 0, 1));
     EXPECT_FALSE(copiesOnDevice(buffer, 1, 1));
     copyReplicaOnDevice(buffer, 0, buffer, 1);
@@ -109,4 +120,59 @@ TEST_F(ReplicaCopy, CopiesBetweenQueueFamilies) {
     Context context(*validated, {device_index}, {{compute, graphics, compute}});
     expectCopyIntoOffset(context, 0, 1);
     expectCopyIntoOffset(context, 1, 2);
+}
+
+namespace {
+
+constexpr const char* kAccumulate = R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer Acc { uint acc[]; };
+layout(set = 0, binding = 1) readonly buffer Src { uint src[]; };
+layout(push_constant) uniform Range { uint count; } range;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i < range.count) acc[i] += src[i];
+}
+)";
+
+std::vector<uint8_t> countBytes(uint32_t count) {
+    std::vector<uint8_t> bytes(4);
+    std::memcpy(bytes.data(), &count, 4);
+    return bytes;
+}
+
+}  // namespace
+
+// dispatchOnReplicas: a kernel on queue 2 adds replica 1 of a buffer into replica 2 (the
+// replicas of queues 0 and 1 stay as they were); the refusals name what is wrong.
+TEST_F(ReplicaCopy, DispatchesAKernelOnChosenReplicas) {
+    Context context(*validated, {device_index}, {std::vector<int>(3, computeQueueFamily(info()))});
+    TransferEngine engine(context);
+    constexpr uint32_t kWords = 100003;
+    Buffer buffer(context, kWords * 4);
+    const auto start = writeDistinctReplicas(engine, buffer, 11);
+    ComputePlan plan(context, test::compileOrFail(kAccumulate, "accumulate"),
+                     {BindingType::StorageBuffer, BindingType::StorageBuffer}, 4, "accumulate");
+    dispatchOnReplicas(plan, 2, {{&buffer, 2}, {&buffer, 1}}, countBytes(kWords),
+                       (kWords + 63) / 64);
+    std::vector<uint32_t> expected = start[2];
+    for (uint32_t i = 0; i < kWords; ++i) expected[i] += start[1][i];
+    for (int q = 0; q < 3; ++q) {
+        std::vector<uint32_t> got(kWords);
+        engine.read(buffer, got.data(), kWords * 4, 0, q);
+        EXPECT_EQ(got, q == 2 ? expected : start[q]) << "replica " << q;
+    }
+    const std::string third = test::messageOf(
+        [&] { dispatchOnReplicas(plan, 2, {{&buffer, 0}, {&buffer, 1}}, countBytes(1), 1); });
+    EXPECT_NE(third.find("binding 1: the replicas belong to more than one queue"),
+              std::string::npos) << third;
+    const std::string count =
+        test::messageOf([&] { dispatchOnReplicas(plan, 0, {{&buffer, 0}}, countBytes(1), 1); });
+    EXPECT_NE(count.find("has 2 bindings, got 1"), std::string::npos) << count;
+    const std::string pc = test::messageOf(
+        [&] { dispatchOnReplicas(plan, 0, {{&buffer, 0}, {&buffer, 1}}, {1, 2}, 1); });
+    EXPECT_NE(pc.find("push_constants: plan 'accumulate' takes 4 bytes, got 2"),
+              std::string::npos) << pc;
+    EXPECT_THROW(dispatchOnReplicas(plan, 0, {{&buffer, 3}, {&buffer, 1}}, countBytes(1), 1),
+                 IndexOutOfRangeError);
 }
