@@ -153,6 +153,21 @@ def test_all_reduce_gives_every_replica_the_reduction(multi, rng, route, op, red
         np.testing.assert_allclose(got[q], expected, rtol=1e-6)
 
 
+def test_all_reduce_over_more_replicas_than_one_kernel_binds(context, rng, route):
+    """Five queues: the running result passes from queue to queue (one kernel binds at most
+    four replicas)."""
+    five = vd.create_context(device_ids=[context.device_ids[0]], queue_counts=5)
+    try:
+        for op, reduce in (("sum", np.add), ("max", np.maximum)):
+            buffer, hosts = distinct_replicas(five, rng, vd.int32, np.int32)
+            vd.all_reduce(buffer, op)
+            np.testing.assert_array_equal(
+                buffer.read(), np.broadcast_to(reduce.reduce(hosts, axis=0, dtype=np.int32),
+                                               hosts.shape), err_msg=op)
+    finally:
+        five.close()
+
+
 def test_all_reduce_of_complex_and_vector_buffers(multi, rng):
     buffer, hosts = distinct_replicas(multi, rng, vd.complex64, np.complex64)
     vd.all_reduce(buffer)

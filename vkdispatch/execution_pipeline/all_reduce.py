@@ -1,14 +1,15 @@
 """vd.all_reduce: every replica of a buffer (one per queue) receives the sum, product,
 minimum or maximum over all replicas, element by element, beyond what vkdispatch 0.1.0 offers.
 
-Where the elements are made of 32-bit words the devices combine them: a running result passes
-from queue to queue (a small kernel on queue k folds replica k-1's result into replica k,
-reading it where it is on one device; from another device it is first copied through pinned
-host staging memory into a scratch buffer kept with the buffer, in ``buffer.derived``), then
-the last queue's result is copied into every other replica (see
-:mod:`vkdispatch.base.replicas`). Other types go through host memory (each replica downloaded
-after the work submitted to its queue before the call, combined by numpy, the result uploaded
-ahead of later work).
+Where the elements are made of 32-bit words the devices combine them. With up to four replicas
+on one device one kernel on the last queue reads every replica and writes the result into
+each. Otherwise a running result passes from queue to queue (a small kernel on queue k folds
+replica k-1's result into replica k, reading it where it is on one device; from another device
+it is first copied through pinned host staging memory into a scratch buffer kept with the
+buffer, in ``buffer.derived``), then the last queue's result is copied into every other
+replica (see :mod:`vkdispatch.base.replicas`). Other types go through host memory (each replica
+downloaded after the work submitted to its queue before the call, combined by numpy, the
+result uploaded ahead of later work).
 """
 from __future__ import annotations
 
@@ -34,16 +35,19 @@ _GLSL_OPS = {"sum": "a + b", "prod": "a * b", "min": "min(a, b)", "max": "max(a,
 _COMPLEX_PRODUCT = "vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)"
 _WORDS = {dt.float32: "float", dt.int32: "int", dt.uint32: "uint"}  # scalar -> GLSL word
 _COMPLEX = (dt.complex32, dt.complex64, dt.complex128)
+_FUSED_MAX = 4  # replicas one kernel binds: the storage buffers every device lets a stage use
 _KERNEL = """#version 450
 layout(local_size_x = {local_size}) in;
-layout(set = 0, binding = 0) buffer Acc {{ {word} acc[]; }};
-layout(set = 0, binding = 1) readonly buffer Before {{ {word} before[]; }};
+{declarations}
 layout(push_constant) uniform Range {{ uint count; }} range;
 {word} combine({word} a, {word} b) {{ return {expression}; }}
 void main() {{
     uint stride = gl_NumWorkGroups.x * {local_size}u;
-    for (uint i = gl_GlobalInvocationID.x; i < range.count; i += stride)
-        acc[i] = combine(before[i], acc[i]);
+    for (uint i = gl_GlobalInvocationID.x; i < range.count; i += stride) {{
+        {word} result = r0[i];
+{folds}
+{stores}
+    }}
 }}
 """
 
@@ -88,11 +92,23 @@ def _device_word(buffer: Buffer, op: str) -> str | None:
     return "vec2" if op == "prod" and buffer.var_type in _COMPLEX else _WORDS[scalar]
 
 
-def _kernel(buffer: Buffer, op: str, word: str) -> ComputePlan:
+def _kernel(buffer: Buffer, op: str, word: str, replicas_bound: int) -> ComputePlan:
+    """A kernel folding its bindings 0, 1, ... in order with ``op`` and storing the result into
+    every one of them."""
     expression = _COMPLEX_PRODUCT if word == "vec2" else _GLSL_OPS[op]
-    return context_plan(buffer.context, f"vd_all_reduce_{op}_{word}",
-                        lambda: _KERNEL.format(local_size=LOCAL_SIZE, word=word,
-                                               expression=expression), [1, 1], 4)
+    count = replicas_bound
+
+    def source() -> str:
+        return _KERNEL.format(
+            local_size=LOCAL_SIZE, word=word, expression=expression,
+            declarations="\n".join(f"layout(set = 0, binding = {k}) buffer R{k} "
+                                   f"{{ {word} r{k}[]; }};" for k in range(count)),
+            folds="\n".join(f"        result = combine(result, r{k}[i]);"
+                            for k in range(1, count)),
+            stores="\n".join(f"        r{k}[i] = result;" for k in range(count)))
+
+    return context_plan(buffer.context, f"vd_all_reduce_{op}_{word}_{count}", source,
+                        [1] * count, 4)
 
 
 _scratch_lock = threading.Lock()
@@ -111,18 +127,26 @@ def _scratch_of(buffer: Buffer) -> Buffer:
 
 def _all_reduce_on_device(buffer: Buffer, op: str, word: str) -> None:
     context = buffer.context
+    queues = context.queue_count
     count = buffer.mem_size // (8 if word == "vec2" else 4)
-    plan = _kernel(buffer, op, word)
     push_constants, groups = struct.pack("<I", count), workgroups(context, count)[0]
-    for queue in range(1, context.queue_count):
+    last = queues - 1
+    if queues <= _FUSED_MAX and all(replicas.copies_on_device(buffer, q, last)
+                                    for q in range(last)):
+        # One kernel on the last queue reads every replica and writes the result into each.
+        dispatch_on_replicas(_kernel(buffer, op, word, queues), last,
+                             [(buffer, q) for q in range(queues)], push_constants, groups)
+        return
+    plan = _kernel(buffer, op, word, 2)
+    for queue in range(1, queues):
         if replicas.copies_on_device(buffer, queue - 1, queue):  # read where it is
             before = (buffer, queue - 1)
         else:
             scratch = _scratch_of(buffer)
             copy_into_replica(buffer, queue - 1, scratch, queue)
             before = (scratch, queue)
-        dispatch_on_replicas(plan, queue, [(buffer, queue), before], push_constants, groups)
-    copy_replica(buffer, context.queue_count - 1)
+        dispatch_on_replicas(plan, queue, [before, (buffer, queue)], push_constants, groups)
+    copy_replica(buffer, last)
 
 
 def _all_reduce_on_host(buffer: Buffer, op: str) -> None:

@@ -3,9 +3,9 @@
 // buffers, which may belong to another queue of the same device (replicas are shared by all of a
 // device's queue families): kernels that combine replicas, such as a copy from one replica into
 // another (NVIDIA runs vkCmdCopyBuffer on compute queues at a fraction of a copy kernel's
-// bandwidth) and the steps of an all-reduce. Ordered as copyReplicaOnDevice: the dispatch waits
-// on the device for the work submitted before the call to the other replica's queue, and that
-// queue's later work waits for the dispatch.
+// bandwidth) and an all-reduce in one kernel. Ordered as copyReplicaOnDevice: the dispatch waits
+// on the device for the work submitted before the call to the other replicas' queues, and their
+// later work waits for the dispatch.
 //
 // Thread safety: holds the bound replicas' transfer locks while it submits.
 #include <cstdint>
@@ -23,10 +23,10 @@ struct ReplicaBinding {
 
 /// Dispatches `groups_x` workgroups of `plan` on queue `queue_index` with binding i bound to
 /// all of `bindings[i]`, and `push_constants` (the plan's push-constant size). The replicas
-/// must be on the queue's device and belong to it or to one other queue. Returns without
-/// waiting. Throws InvalidArgumentError naming the binding or argument at fault (a count or
-/// size that does not match the plan, a non-storage binding, another context or device, a
-/// third queue), IndexOutOfRangeError for a bad queue or replica index.
+/// must be on the queue's device (of any of its queues). Returns without waiting. Throws
+/// InvalidArgumentError naming the binding or argument at fault (a count or size that does not
+/// match the plan, a non-storage binding, another context or device), IndexOutOfRangeError for
+/// a bad queue or replica index.
 void dispatchOnReplicas(ComputePlan& plan, int queue_index,
                         const std::vector<ReplicaBinding>& bindings,
                         const std::vector<uint8_t>& push_constants, uint32_t groups_x);

@@ -16,11 +16,11 @@
 namespace vkdispatch {
 namespace {
 
-// The replicas bound, checked against the plan and the queue; sets `other` to the one queue
-// besides `queue` they belong to (null when none).
+// The replicas bound, checked against the plan and the queue; fills `others` with the queues
+// besides `queue` they belong to, each once.
 std::vector<Buffer::Replica*> replicasOf(const ComputePlan& plan, const Queue& queue,
                                          const std::vector<ReplicaBinding>& bindings,
-                                         Queue*& other) {
+                                         std::vector<Queue*>& others) {
     if (bindings.empty() || bindings.size() != plan.bindings().size())
         throw InvalidArgumentError("bindings: plan '" + plan.name() + "' has " +
                                    std::to_string(plan.bindings().size()) + " bindings, got " +
@@ -38,12 +38,9 @@ std::vector<Buffer::Replica*> replicasOf(const ComputePlan& plan, const Queue& q
         if (replica.queue->device() != queue.device())
             throw InvalidArgumentError(what + ": replica " + std::to_string(bindings[i].replica) +
                                        " is on another device than the queue");
-        if (replica.queue != &queue) {
-            if (other != nullptr && other != replica.queue)
-                throw InvalidArgumentError(what + ": the replicas belong to more than one queue "
-                                           "besides the dispatching one");
-            other = replica.queue;
-        }
+        if (replica.queue != &queue &&
+            std::find(others.begin(), others.end(), replica.queue) == others.end())
+            others.push_back(replica.queue);
         replicas.push_back(&replica);
     }
     return replicas;
@@ -59,8 +56,8 @@ void dispatchOnReplicas(ComputePlan& plan, int queue_index,
                                    std::to_string(plan.pushConstantSize()) + " bytes, got " +
                                    std::to_string(push_constants.size()));
     Queue& queue = plan.context().queue(queue_index);
-    Queue* other = nullptr;
-    const std::vector<Buffer::Replica*> replicas = replicasOf(plan, queue, bindings, other);
+    std::vector<Queue*> others;
+    const std::vector<Buffer::Replica*> replicas = replicasOf(plan, queue, bindings, others);
 
     // Each replica's lock once, in one global (address) order: no deadlock with other callers.
     std::vector<std::mutex*> mutexes;
@@ -99,19 +96,24 @@ void dispatchOnReplicas(ComputePlan& plan, int queue_index,
     };
     uint64_t value = 0;
     try {
-        value = other != nullptr ? queue.submitAfter(record, *other, other->lastSubmitted())
-                                 : queue.submit(record);
+        // A semaphore wait holds back everything submitted to the queue after it, so waits in
+        // submissions of their own, one per other queue, all come before the dispatch.
+        for (Queue* other : others)
+            queue.submitAfter([](VkCommandBuffer) {}, *other, other->lastSubmitted());
+        value = queue.submit(record);
     } catch (...) {
         allocator->release(set);
         throw;
     }
     plan.markUsed(queue_index, value);
     queue.retire(value, [allocator, set] { allocator->release(set); });
-    uint64_t released = value;
-    if (other != nullptr)  // its later work must not overwrite what the dispatch reads
-        released = other->submitAfter([](VkCommandBuffer) {}, queue, value);
     for (Buffer::Replica* replica : replicas)
-        detail::raiseTo(replica->last_use, replica->queue == &queue ? value : released);
+        if (replica->queue == &queue) detail::raiseTo(replica->last_use, value);
+    for (Queue* other : others) {  // their later work must not touch what the dispatch uses
+        const uint64_t released = other->submitAfter([](VkCommandBuffer) {}, queue, value);
+        for (Buffer::Replica* replica : replicas)
+            if (replica->queue == other) detail::raiseTo(replica->last_use, released);
+    }
 }
 
 }  // namespace vkdispatch
