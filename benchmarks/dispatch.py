@@ -36,12 +36,12 @@ import time
 import numpy as np
 
 import vkdispatch as vd
+from vkdispatch.base.device_info import is_cpu_device
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, f32
 
 from torch_reference import torch_cuda  # benchmarks/torch_reference.py
 
-CPU_DEVICE_TYPE = 4  # DeviceInfo.device_type of a CPU device (lavapipe): its waits never poll
 
 
 @vd.shader("buf.size", local_size=(64, 1, 1))
@@ -172,7 +172,7 @@ def main() -> None:
     first_kernel, second_kernel = new_kernel_ms()
     torch_us = fig.get("torch")
     immediate, replay, first_submit = fig["immediate"], fig["replay"], fig["first_submit"]
-    cpu_device = context.device_infos[0].device_type == CPU_DEVICE_TYPE
+    cpu_device = is_cpu_device(context.device_infos[0])  # its waits never poll
     fair_poll, fair_block = ("", " [like for like]") if cpu_device else (" [like for like]", "")
     # (figure, our value shown, our value compared, reference, what the reference is); a row with
     # an empty figure is a further reference for the figure above it.

@@ -23,6 +23,7 @@ import statistics
 import numpy as np
 
 import vkdispatch as vd
+from vkdispatch.base.device_info import is_cpu_device
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, Img2, f32, i32, v2
 
@@ -30,7 +31,6 @@ from example_modules import load_example  # benchmarks/example_modules.py
 from graph_timing import gpu_seconds  # benchmarks/graph_timing.py
 from torch_reference import torch_cuda, torch_graph_seconds  # benchmarks/torch_reference.py
 
-CPU_DEVICE = 4
 ROTATION_EXAMPLE = load_example("image_rotation")  # its numpy model checks CPU devices
 
 
@@ -94,7 +94,7 @@ def measure(n: int, args, torch) -> dict:
 
 def main() -> None:
     torch = torch_cuda()
-    cpu = vd.get_context().device_infos[0].device_type == CPU_DEVICE
+    cpu = is_cpu_device(vd.get_context().device_infos[0])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+",
                         default=[256, 512, 1024] if cpu else [512, 1024, 2048, 4096, 8192])

@@ -32,6 +32,7 @@ import statistics
 import numpy as np
 
 import vkdispatch as vd
+from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.base import replicas as replica_module
 
 from example_modules import load_example  # benchmarks/example_modules.py
@@ -197,7 +198,7 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=5)
     parser.add_argument("--reduce-mib", type=int, default=64)
     args = parser.parse_args()
-    gpus = [i for i, info in enumerate(vd.get_devices()) if info.device_type != 4] or [0]
+    gpus = [i for i, info in enumerate(vd.get_devices()) if not is_cpu_device(info)] or [0]
     samples = int(args.gib * (1 << 30)) // 4
     names = ", ".join(vd.get_devices()[i].device_name for i in gpus)
     print(f"GPUs: {names}; batch {args.gib} GiB of float32")

@@ -25,13 +25,13 @@ import time
 import numpy as np
 
 import vkdispatch as vd
+from vkdispatch.base.device_info import is_cpu_device
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, f32
 
 from graph_timing import gpu_seconds  # benchmarks/graph_timing.py
 from torch_reference import torch_cuda, torch_graph_seconds  # benchmarks/torch_reference.py
 
-CPU_DEVICE = 4
 
 
 @vd.reduce.map_reduce(vd.reduce.SubgroupAdd)
@@ -114,7 +114,7 @@ def measure(k: int, args, torch, cupy) -> dict:
 
 def main() -> None:
     torch, cupy = torch_cuda(), cupy_cuda()
-    cpu = vd.get_context().device_infos[0].device_type == CPU_DEVICE
+    cpu = is_cpu_device(vd.get_context().device_infos[0])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+",
                         default=list(range(10, 25 if cpu else 29, 2)))

@@ -12,6 +12,7 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, f32
 from vkdispatch.base import copy_kernel
+from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.execution_pipeline import buffer_copy
 
 
@@ -201,7 +202,7 @@ def test_copy_of_a_destroyed_buffer_in_a_graph_raises_at_submit(context, rng):
 def test_copy_kernel_words_follow_alignment_and_device_kind(context, rng, monkeypatch):
     monkeypatch.undo()  # the real policy
     floats = vd.asbuffer(random_floats(rng, 64))
-    is_cpu = any(info.device_type == 4 for info in context.device_infos)
+    is_cpu = any(is_cpu_device(info) for info in context.device_infos)
     sizes = (floats.mem_size, floats.mem_size)
     words = copy_kernel.word_bytes(context, sizes, (16, 32, 64))
     assert words == (None if is_cpu else 16)

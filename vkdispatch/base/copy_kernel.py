@@ -11,11 +11,11 @@ import struct
 
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
 from vkdispatch.base.context import Context
+from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.base.grid_stride import LOCAL_SIZE, workgroups
 
 __all__ = ["word_bytes", "copy_plan", "copy_push_constants", "workgroups"]
 
-_CPU_DEVICE = 4  # DeviceInfo.device_type of CPU implementations
 _WORD_TYPES = {16: "uvec4", 4: "uint"}  # bytes per word -> GLSL type
 _KERNEL = """#version 450
 layout(local_size_x = {local_size}) in;
@@ -36,7 +36,7 @@ def word_bytes(context: Context, buffer_bytes: tuple[int, ...],
     offsets and size, or None where vkCmdCopyBuffer serves better (CPU devices) or must serve
     (no whole words, or a buffer beyond what a storage binding or a 32-bit word index
     reaches)."""
-    if any(info.device_type == _CPU_DEVICE for info in context.device_infos):
+    if any(is_cpu_device(info) for info in context.device_infos):
         return None
     limit = min(min(info.max_storage_buffer_range for info in context.device_infos), 2**32 - 1)
     if max(buffer_bytes) > limit:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DeviceInfo", "DEVICE_INFO_FIELDS", "DEVICE_TYPE_NAMES"]
+__all__ = ["DeviceInfo", "DEVICE_INFO_FIELDS", "DEVICE_TYPE_NAMES", "is_cpu_device"]
 
 DEVICE_INFO_FIELDS = (
     "dev_index", "version_variant", "version_major", "version_minor", "version_patch",
@@ -22,6 +22,13 @@ DEVICE_INFO_FIELDS = (
 
 DEVICE_TYPE_NAMES = {0: "Other", 1: "Integrated GPU", 2: "Discrete GPU", 3: "Virtual GPU",
                      4: "CPU"}
+_CPU_DEVICE_TYPE = 4
+
+
+def is_cpu_device(info) -> bool:
+    """Whether ``info`` (a DeviceInfo) describes a CPU implementation such as lavapipe, where
+    the library's kernels take their CPU-friendly forms."""
+    return info.device_type == _CPU_DEVICE_TYPE
 
 _QUEUE_FLAG_NAMES = ((0x1, "Graphics"), (0x2, "Compute"), (0x4, "Transfer"),
                      (0x8, "Sparse Binding"), (0x10, "Protected"), (0x20, "Video Decode"),

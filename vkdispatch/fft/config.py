@@ -18,6 +18,7 @@ from typing import Tuple
 
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.context import get_context
+from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.prime_utils import (SUPPORTED_PRIMES, default_register_limit, pad_dim,
                                         prime_factors)
@@ -25,7 +26,6 @@ from vkdispatch.fft.prime_utils import (SUPPORTED_PRIMES, default_register_limit
 __all__ = ["DeviceLimits", "FFTStage", "FFTRegisterStageConfig", "FFTConfig", "plan_radices",
            "normalize_axis", "MIN_STRIDED_LINES", "check_length"]
 
-_CPU_DEVICE_TYPE = 4  # DeviceInfo.device_type of CPU implementations
 _LIMITS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # context -> (key, limits)
 # A strided transform coalesces only with several adjacent lines per workgroup.
 MIN_STRIDED_LINES = 4
@@ -59,7 +59,7 @@ class DeviceLimits:
 
     @classmethod
     def of(cls, context) -> "DeviceLimits":
-        cpu = any(info.device_type == _CPU_DEVICE_TYPE for info in context.device_infos)
+        cpu = any(is_cpu_device(info) for info in context.device_infos)
         return cls(tuple(context.max_workgroup_size), context.max_workgroup_invocations,
                    tuple(context.max_workgroup_count), context.max_shared_memory,
                    context.subgroup_size, cpu)

@@ -12,6 +12,7 @@ from typing import List, Optional
 
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import get_context
+from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.errors import InvalidArgumentError, InvalidShaderArgumentError, InvalidTypeError
 from vkdispatch.reduce.operations import ReduceOp
 from vkdispatch.reduce.stage import UNROLL, ReductionParams, make_reduction_stage
@@ -43,7 +44,6 @@ def reduction_geometry(shape: tuple, axes: Optional[List[int]]) -> tuple[int, in
     return math.prod(shape[:first]), math.prod(shape[first:])
 
 
-_CPU_DEVICE_TYPE = 4
 # CPU drivers run a group's invocations in SIMD batches with a switch at every barrier: small
 # groups that loop longer won there (lavapipe, 2^22 floats: 1024 -> 0.3, 64 -> 0.72 GB/s).
 CPU_GROUP_SIZE = 64
@@ -52,7 +52,7 @@ CPU_GROUP_SIZE = 64
 def _default_group_size(context) -> int:
     """The largest power-of-two workgroup (at most 1024) on GPUs, CPU_GROUP_SIZE on CPUs."""
     largest = 1 << (min(context.max_workgroup_size[0], 1024).bit_length() - 1)
-    if any(info.device_type == _CPU_DEVICE_TYPE for info in context.device_infos):
+    if any(is_cpu_device(info) for info in context.device_infos):
         return min(largest, CPU_GROUP_SIZE)
     return largest
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 
+from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.codegen.builder import ShaderDescription
 from vkdispatch.codegen.coarsening import coarsenable, obstacle
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["check_coarsen", "coarsening_factor", "COARSENED_LOCAL_SIZE"]
 
-_CPU_DEVICE = 4  # DeviceInfo.device_type of CPU implementations
 # Measured with benchmarks/elementwise.py and a sweep of factors 1-16 and workgroups of
 # 128-1024 (2026-11-24): on the H100 two strided elements per invocation, loads first, reached
 # torch's bandwidth from 2^24 elements up (one per invocation: 0.82-0.90x; four: 1-1.5% below
@@ -55,7 +55,7 @@ def _environment_factor() -> int | None:
 
 
 def _device_factor(info) -> int:
-    if info.device_type == _CPU_DEVICE:
+    if is_cpu_device(info):
         return _CPU_FACTOR
     return next((factor for name, factor in _MEASURED_FACTORS.items()
                  if name in info.device_name), _GPU_FACTOR)
