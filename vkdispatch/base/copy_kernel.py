@@ -14,7 +14,7 @@ from vkdispatch.base.context import Context
 from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.base.grid_stride import LOCAL_SIZE, workgroups
 
-__all__ = ["word_bytes", "copy_plan", "copy_push_constants", "workgroups"]
+__all__ = ["word_bytes", "copy_plan", "copy_push_constants"]
 
 _WORD_TYPES = {16: "uvec4", 4: "uint"}  # bytes per word -> GLSL type
 _KERNEL = """#version 450

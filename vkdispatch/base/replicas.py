@@ -15,7 +15,8 @@ from typing import Callable
 
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.compute_plan import ComputePlan
-from vkdispatch.base.copy_kernel import copy_plan, copy_push_constants, word_bytes, workgroups
+from vkdispatch.base.copy_kernel import copy_plan, copy_push_constants, word_bytes
+from vkdispatch.base.grid_stride import workgroups
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["copy_replica", "copies_on_device", "copy_into_replica", "check_live_buffer",
@@ -85,8 +86,8 @@ def copy_into_replica(source: Buffer, src: int, target: Buffer, dst: int) -> Non
 def dispatch_on_replicas(plan: ComputePlan, queue: int, bindings: list[tuple[Buffer, int]],
                          push_constants: bytes, groups_x: int) -> None:
     """Runs ``plan`` once on ``queue`` with binding i bound to replica ``bindings[i][1]`` of
-    buffer ``bindings[i][0]`` (replicas of that queue or of one other queue of its device):
-    after the work submitted before the call to those queues, ahead of their later work.
+    buffer ``bindings[i][0]`` (replicas of any queues of its device): after the work
+    submitted before the call to those queues, ahead of their later work.
     Returns at once."""
     plan._native.dispatch_on_replicas(queue, [(buffer._native, replica)
                                               for buffer, replica in bindings],

@@ -11,7 +11,8 @@ from typing import Any
 
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.commands import BufferCopy
-from vkdispatch.base.copy_kernel import copy_plan, copy_push_constants, word_bytes, workgroups
+from vkdispatch.base.copy_kernel import copy_plan, copy_push_constants, word_bytes
+from vkdispatch.base.grid_stride import workgroups
 from vkdispatch.base.image import Image
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph

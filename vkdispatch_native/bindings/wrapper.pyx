@@ -481,8 +481,8 @@ cdef class NativeComputePlan:
     def dispatch_on_replicas(self, int queue_index, list bindings, bytes push_constants,
                              uint32_t groups_x):
         """Runs the plan once on queue ``queue_index``, binding i bound to replica
-        ``bindings[i][1]`` of NativeBuffer ``bindings[i][0]`` (replicas of that queue or of one
-        other queue of its device); returns without waiting."""
+        ``bindings[i][1]`` of NativeBuffer ``bindings[i][0]`` (replicas of any queues of its
+        device); returns without waiting."""
         cdef vector[cp.ReplicaBinding] natives
         cdef cp.ReplicaBinding binding
         cdef NativeBuffer buffer

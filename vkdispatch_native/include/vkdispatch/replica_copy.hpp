@@ -4,7 +4,7 @@
 // of a device's queue families, so no ownership transfer is needed). The copy runs on the
 // destination queue once the source queue has finished the work submitted before the call (a
 // semaphore wait on the device), and the source queue's later work waits for the copy, so it
-// cannot overwrite the source while the copy reads it.
+// cannot overwrite the source while the copy reads it (see replica_submission.hpp).
 //
 // Thread safety: holds both replicas' transfer locks while it submits.
 #include <cstdint>

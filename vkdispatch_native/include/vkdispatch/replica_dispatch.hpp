@@ -3,9 +3,8 @@
 // buffers, which may belong to another queue of the same device (replicas are shared by all of a
 // device's queue families): kernels that combine replicas, such as a copy from one replica into
 // another (NVIDIA runs vkCmdCopyBuffer on compute queues at a fraction of a copy kernel's
-// bandwidth) and an all-reduce in one kernel. Ordered as copyReplicaOnDevice: the dispatch waits
-// on the device for the work submitted before the call to the other replicas' queues, and their
-// later work waits for the dispatch.
+// bandwidth) and an all-reduce in one kernel. Ordered against the replicas' queues as
+// replica_submission.hpp describes.
 //
 // Thread safety: holds the bound replicas' transfer locks while it submits.
 #include <cstdint>

@@ -2,25 +2,22 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 #include <string>
 
-#include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/descriptor_allocator.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/queue.hpp"
+#include "vkdispatch/replica_submission.hpp"
 
 namespace vkdispatch {
 namespace {
 
-// The replicas bound, checked against the plan and the queue; fills `others` with the queues
-// besides `queue` they belong to, each once.
+// The replicas bound, checked against the plan and the queue.
 std::vector<Buffer::Replica*> replicasOf(const ComputePlan& plan, const Queue& queue,
-                                         const std::vector<ReplicaBinding>& bindings,
-                                         std::vector<Queue*>& others) {
+                                         const std::vector<ReplicaBinding>& bindings) {
     if (bindings.empty() || bindings.size() != plan.bindings().size())
         throw InvalidArgumentError("bindings: plan '" + plan.name() + "' has " +
                                    std::to_string(plan.bindings().size()) + " bindings, got " +
@@ -38,9 +35,6 @@ std::vector<Buffer::Replica*> replicasOf(const ComputePlan& plan, const Queue& q
         if (replica.queue->device() != queue.device())
             throw InvalidArgumentError(what + ": replica " + std::to_string(bindings[i].replica) +
                                        " is on another device than the queue");
-        if (replica.queue != &queue &&
-            std::find(others.begin(), others.end(), replica.queue) == others.end())
-            others.push_back(replica.queue);
         replicas.push_back(&replica);
     }
     return replicas;
@@ -56,17 +50,7 @@ void dispatchOnReplicas(ComputePlan& plan, int queue_index,
                                    std::to_string(plan.pushConstantSize()) + " bytes, got " +
                                    std::to_string(push_constants.size()));
     Queue& queue = plan.context().queue(queue_index);
-    std::vector<Queue*> others;
-    const std::vector<Buffer::Replica*> replicas = replicasOf(plan, queue, bindings, others);
-
-    // Each replica's lock once, in one global (address) order: no deadlock with other callers.
-    std::vector<std::mutex*> mutexes;
-    for (Buffer::Replica* replica : replicas) mutexes.push_back(&replica->transfer);
-    std::sort(mutexes.begin(), mutexes.end());
-    mutexes.erase(std::unique(mutexes.begin(), mutexes.end()), mutexes.end());
-    std::vector<std::unique_lock<std::mutex>> locks;
-    for (std::mutex* mutex : mutexes) locks.emplace_back(*mutex);
-
+    const std::vector<Buffer::Replica*> replicas = replicasOf(plan, queue, bindings);
     const ComputePlan::DeviceObjects& objects = plan.forQueue(queue_index);
     std::shared_ptr<DescriptorAllocator> allocator = objects.descriptors;
     const VkDescriptorSet set = allocator->allocate();
@@ -96,24 +80,13 @@ void dispatchOnReplicas(ComputePlan& plan, int queue_index,
     };
     uint64_t value = 0;
     try {
-        // A semaphore wait holds back everything submitted to the queue after it, so waits in
-        // submissions of their own, one per other queue, all come before the dispatch.
-        for (Queue* other : others)
-            queue.submitAfter([](VkCommandBuffer) {}, *other, other->lastSubmitted());
-        value = queue.submit(record);
+        value = submitOnReplicas(queue, replicas, record);
     } catch (...) {
         allocator->release(set);
         throw;
     }
     plan.markUsed(queue_index, value);
     queue.retire(value, [allocator, set] { allocator->release(set); });
-    for (Buffer::Replica* replica : replicas)
-        if (replica->queue == &queue) detail::raiseTo(replica->last_use, value);
-    for (Queue* other : others) {  // their later work must not touch what the dispatch uses
-        const uint64_t released = other->submitAfter([](VkCommandBuffer) {}, queue, value);
-        for (Buffer::Replica* replica : replicas)
-            if (replica->queue == other) detail::raiseTo(replica->last_use, released);
-    }
 }
 
 }  // namespace vkdispatch

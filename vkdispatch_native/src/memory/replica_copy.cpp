@@ -1,13 +1,11 @@
 #include "vkdispatch/replica_copy.hpp"
 
-#include <mutex>
 #include <string>
 
-#include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
-#include "vkdispatch/queue.hpp"
+#include "vkdispatch/replica_submission.hpp"
 
 namespace vkdispatch {
 
@@ -29,20 +27,11 @@ void copyReplicaOnDevice(Buffer& source, int src, Buffer& target, int dst,
         throw InvalidArgumentError(
             "dst_offset: " + std::to_string(source.size()) + " bytes from byte " +
             std::to_string(dst_offset) + " do not fit in " + std::to_string(target.size()));
-    std::scoped_lock lock(from.transfer, to.transfer);
     const VkBuffer from_handle = from.storage.buffer.get(), to_handle = to.storage.buffer.get();
     const VkBufferCopy region{0, dst_offset, source.size()};
-    const uint64_t copied = to.queue->submitAfter(
-        [&](VkCommandBuffer cb) { vkCmdCopyBuffer(cb, from_handle, to_handle, 1, &region); },
-        *from.queue, from.queue->lastSubmitted());
-    detail::raiseTo(to.last_use, copied);
-    if (from.queue == to.queue) {  // replicas of two buffers on one queue: kept in order
-        detail::raiseTo(from.last_use, copied);
-        return;
-    }
-    // Later work on the source queue waits for the copy (the wait covers all of it).
-    const uint64_t released = from.queue->submitAfter([](VkCommandBuffer) {}, *to.queue, copied);
-    detail::raiseTo(from.last_use, released);
+    submitOnReplicas(*to.queue, {&from, &to}, [&](VkCommandBuffer cb) {
+        vkCmdCopyBuffer(cb, from_handle, to_handle, 1, &region);
+    });
 }
 
 }  // namespace vkdispatch
