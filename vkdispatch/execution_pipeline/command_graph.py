@@ -19,9 +19,10 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.command_list import CommandList, normalize_blocks
 from vkdispatch.base.commands import Command, Dispatch
 from vkdispatch.base.descriptor_cache import DescriptorSetCache
+from vkdispatch.base.replicas import ReplicaStep
 from vkdispatch.base.sampler import Sampler
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
-from vkdispatch.execution_pipeline.graph_segments import ReplicaStep, split
+from vkdispatch.execution_pipeline.graph_segments import split
 from vkdispatch.shader.bound_variable import BoundVariableName
 from vkdispatch.shader.dispatch_target import DispatchTarget
 from vkdispatch.shader.packing import BlockPacker, field_bytes, packer_for

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from vkdispatch.base.replicas import ReplicaStep
 
-__all__ = ["split", "ReplicaStep"]
+__all__ = ["split"]
 
 
 def split(entries: list) -> tuple[list[list], list[ReplicaStep]]:
