@@ -9,11 +9,15 @@ GPU's first submissions, and vd.all_reduce's throughput.
   for, after a warm-up submit on every queue; speedup = one-GPU time / N-GPU time (target of
   the multi-GPU issue: >= 1.8x on two GPUs).
 * First use: a new N-GPU context with only queue 0 warmed (one submit), then --first submits
-  to all queues timed one by one (submit + wait): how much the other GPUs' first use costs.
+  to all queues timed one by one (submit + wait): how much the other GPUs' first use costs;
+  then the same to the second GPU alone, and again after it idled for a second.
 * all_reduce: GB/s = replicas x bytes / time of vd.all_reduce of a --reduce-mib MiB float32
   buffer (call + wait): over 3 queues of one GPU (on the device) beside torch running the same
   steps on 3 tensors of that GPU (r1 += r0, r2 += r1, then r2 copied into r0 and r1; eager
   calls + synchronize), and over all GPUs (copies through pinned host memory).
+* Between two GPUs: vd.copy_replica from one to the other and vd.all_reduce of both, at
+  --reduce-mib and 8 times that, beside torch copying through a pinned host tensor (like for
+  like) and directly (CUDA peer access, NVLink where present; Vulkan offers no such path).
 * Between devices on one GPU: the path replicas on different devices take (through the
   context's pinned staging memory, chunk by chunk), forced between two queues of the first GPU
   so that it is measured where one GPU is all there is: vd.copy_replica of --reduce-mib MiB
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
+import time
 
 import numpy as np
 
@@ -73,16 +78,26 @@ def scaling(devices: list[int], samples: int, repeats: int) -> float:
         context.close()
 
 
-def first_use(devices: list[int], samples: int, count: int) -> list[float]:
-    context = vd.create_context(device_ids=devices, queue_counts=1)
-    try:
-        _buffer, graph = recorded(context, samples // len(devices))
-        submit_seconds(graph, context, 0)
-        times = [submit_seconds(graph, context, -2) for _ in range(count)]
-        graph.destroy()
-        return times
-    finally:
-        context.close()
+def first_use(devices: list[int], samples: int, count: int) -> dict[str, list[float]]:
+    """Submit times on a new context with only queue 0 (the first GPU) warmed: to all queues;
+    then, on another new context, to the second GPU's queue alone, and again after it idled
+    for a second (a cost that comes back after idling is the GPU's clocks, not first use)."""
+    rows = {}
+    for label in ("all GPUs", "second GPU alone"):
+        context = vd.create_context(device_ids=devices, queue_counts=1)
+        try:
+            _buffer, graph = recorded(context, samples // len(devices))
+            submit_seconds(graph, context, 0)
+            queue = -2 if label == "all GPUs" else 1
+            rows[label] = [submit_seconds(graph, context, queue) for _ in range(count)]
+            if queue == 1:
+                time.sleep(1.0)
+                rows["second GPU after 1 s idle"] = [submit_seconds(graph, context, 1)
+                                                     for _ in range(count)]
+            graph.destroy()
+        finally:
+            context.close()
+    return rows
 
 
 def all_reduce_gbps(devices: list[int], queues_per_device: int, mib: int,
@@ -135,32 +150,45 @@ def as_if_on_two_devices():
         replica_module.copies_on_device = chosen
 
 
+def filled_buffer(context: vd.Context, values: np.ndarray) -> vd.Buffer:
+    """A float32 buffer of ``context`` holding ``values`` in every replica."""
+    with context:
+        buffer = vd.Buffer(values.shape, vd.float32)
+    buffer.write(values)
+    return buffer
+
+
+def copy_and_reduce_seconds(context: vd.Context, buffer: vd.Buffer, values: np.ndarray,
+                            repeats: int) -> tuple[float, float]:
+    """Median seconds of vd.copy_replica(buffer, 0, [1]) (its result checked against
+    ``values``, replica 0's contents) and of vd.all_reduce(buffer), each waited for."""
+    def copy() -> None:
+        vd.copy_replica(buffer, 0, [1])
+        context.wait_idle()
+
+    def reduce() -> None:
+        vd.all_reduce(buffer)
+        context.wait_idle()
+
+    copied = median_seconds(copy, repeats)
+    np.testing.assert_array_equal(buffer.read(1), values)
+    return copied, median_seconds(reduce, repeats)
+
+
 def between_devices_rows(device: int, mib: int, repeats: int) -> list[str]:
     context = vd.create_context(device_ids=[device], queue_counts=2)
     count = mib * (1 << 20) // 4
     values = np.random.default_rng(2).standard_normal(count).astype(np.float32)
     try:
-        with context:
-            buffer = vd.Buffer((count,), vd.float32)
-        buffer.write(values)
+        buffer = filled_buffer(context, values)
         staging = np.empty(count, np.float32)
 
         def pageable() -> None:
             buffer.read(0, out=staging)
             buffer.write(staging, 1)
 
-        def staged() -> None:
-            vd.copy_replica(buffer, 0, [1])
-            context.wait_idle()
-
-        def reduce() -> None:
-            vd.all_reduce(buffer)
-            context.wait_idle()
-
         with as_if_on_two_devices():
-            ours = median_seconds(staged, repeats)
-            np.testing.assert_array_equal(buffer.read(1), values)
-            reduced = median_seconds(reduce, repeats)
+            ours, reduced = copy_and_reduce_seconds(context, buffer, values, repeats)
         old = median_seconds(pageable, repeats)
         assert np.array_equal(buffer.read(0), buffer.read(1))
     finally:
@@ -191,6 +219,47 @@ def between_devices_rows(device: int, mib: int, repeats: int) -> list[str]:
     return rows
 
 
+def between_gpus_rows(gpus: list[int], mib: int, repeats: int) -> list[str]:
+    """vd.copy_replica from the first GPU's replica to the second's and vd.all_reduce of both
+    (GB/s = bytes moved / time: one buffer for the copy, two for the all-reduce), beside torch
+    copying a tensor of the first GPU into one of the second through a pinned host tensor (the
+    path open to us) and directly (CUDA peer access over NVLink, which Vulkan does not offer
+    between these GPUs)."""
+    context = vd.create_context(device_ids=gpus, queue_counts=1)
+    count = mib * (1 << 20) // 4
+    values = np.random.default_rng(3).standard_normal(count).astype(np.float32)
+    try:
+        copied, reduced = copy_and_reduce_seconds(context, filled_buffer(context, values),
+                                                  values, repeats)
+    finally:
+        context.close()
+    nbytes = count * 4
+    staged = peer = None
+    torch = torch_cuda()
+    if torch is not None and torch.cuda.device_count() > 1:
+        source = torch.from_numpy(values).to("cuda:0")
+        target = torch.empty(count, device="cuda:1")
+        pinned = torch.empty(count, dtype=torch.float32, pin_memory=True)
+
+        def through_host() -> None:
+            pinned.copy_(source)
+            target.copy_(pinned)
+            torch.cuda.synchronize(1)
+
+        def direct() -> None:
+            target.copy_(source)
+            torch.cuda.synchronize(0)
+            torch.cuda.synchronize(1)
+
+        staged = median_seconds(through_host, repeats)
+        peer = median_seconds(direct, repeats)
+        assert torch.equal(target.cpu(), source.cpu())
+    reference = (f"{nbytes / staged / 1e9:.1f} | {staged / copied:.2f} | "
+                 f"{nbytes / peer / 1e9:.0f} |" if staged else "- | - | - |")
+    return [f"| copy_replica of {mib} MiB | {nbytes / copied / 1e9:.1f} | " + reference,
+            f"| all_reduce of 2 x {mib} MiB | {2 * nbytes / reduced / 1e9:.1f} | - | - | - |"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gib", type=float, default=1.0)
@@ -210,9 +279,9 @@ def main() -> None:
         many = scaling(gpus, samples, args.repeats)
         print(f"| {len(gpus)} | {many * 1e3:.2f} | {samples * 4 / many / 1e9:.0f} | "
               f"{one / many:.2f} |")
-        firsts = first_use(gpus, samples, args.first)
-        print(f"first submits to all {len(gpus)} GPUs after warming queue 0 only (ms): "
-              + ", ".join(f"{t * 1e3:.1f}" for t in firsts))
+        for label, firsts in first_use(gpus, samples, args.first).items():
+            print(f"first submits ({label}) after warming GPU {gpus[0]} only (ms): "
+                  + ", ".join(f"{t * 1e3:.1f}" for t in firsts))
     ours = all_reduce_gbps(gpus[:1], 3, args.reduce_mib, args.repeats)
     torch_figure = torch_all_reduce_gbps(3, args.reduce_mib, args.repeats)
     print(f"| all_reduce of {args.reduce_mib} MiB | ours GB/s | torch GB/s | ratio |")
@@ -220,8 +289,14 @@ def main() -> None:
     print(f"| 3 replicas on 1 GPU (device) | {ours:.1f} | "
           + (f"{torch_figure:.1f} | {ours / torch_figure:.2f} |" if torch_figure else "- | - |"))
     if len(gpus) > 1:
-        print(f"| {len(gpus)} replicas on {len(gpus)} GPUs (pinned staging) | "
+        print(f"| {len(gpus)} replicas on {len(gpus)} GPUs (pinned host memory) | "
               f"{all_reduce_gbps(gpus, 1, args.reduce_mib, args.repeats):.1f} | - | - |")
+        print(f"| between GPUs {gpus[0]} and {gpus[1]} | ours GB/s | torch via pinned host "
+              "GB/s | ratio | torch peer (NVLink) GB/s |")
+        print("|---|---:|---:|---:|---:|")
+        for mib in (args.reduce_mib, 8 * args.reduce_mib):
+            for row in between_gpus_rows(gpus[:2], mib, args.repeats):
+                print(row)
 
     print(f"| between devices, forced on 2 queues of GPU {gpus[0]}, {args.reduce_mib} MiB | "
           "ours GB/s | torch via pinned host GB/s | ratio |")

@@ -21,6 +21,7 @@ from helpers import device_missing
 import kp
 import vkdispatch as vd
 import vkdispatch.codegen as vc
+from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.codegen.abbreviations import Buff, Const, f32
 
 DEBUG = os.environ.get("VKDISPATCH_DEBUG", "") not in ("", "0")
@@ -60,11 +61,19 @@ def context():
     return ctx
 
 
-@pytest.fixture(scope="module", params=[2, 3])
+@pytest.fixture(scope="module", params=[2, 3, "every GPU"])
 def multi(request, context):
     """A context of 2, then 3, queues on the test device (on lavapipe they share its one
-    hardware queue, each with its own replicas and timeline)."""
-    ctx = vd.create_context(device_ids=[context.device_ids[0]], queue_counts=request.param)
+    hardware queue, each with its own replicas and timeline), then one of two queues on each
+    GPU of the host (skipped where it has fewer than two): replicas on one device and on
+    different devices side by side."""
+    if request.param == "every GPU":
+        gpus = [i for i, info in enumerate(vd.get_devices()) if not is_cpu_device(info)]
+        if len(gpus) < 2:
+            pytest.skip(f"needs two or more GPUs, this host has {len(gpus)}")
+        ctx = vd.create_context(device_ids=gpus, queue_counts=2)
+    else:
+        ctx = vd.create_context(device_ids=[context.device_ids[0]], queue_counts=request.param)
     yield ctx
     ctx.close()
 

@@ -90,7 +90,8 @@ def test_device_copy_is_ordered_after_earlier_and_before_later_work(multi, rng, 
     for _ in range(5):
         expected = expected * np.float32(2) + np.float32(1)
     np.testing.assert_allclose(got[0], expected, rtol=1e-5)
-    assert on_device == list(range(1, multi.queue_count))  # queues of one device (any family)
+    device_of = [d for d, families in enumerate(multi.queue_families) for _ in families]
+    assert on_device == [q for q in range(1, multi.queue_count) if device_of[q] == device_of[0]]
     graph.destroy()
 
 
@@ -238,7 +239,8 @@ def test_a_buffer_all_reduced_on_the_device_is_still_freed(multi, rng, route):
     assert alive() is None
     destroyed, _hosts = distinct_replicas(multi, rng)
     vd.all_reduce(destroyed)
-    assert bool(destroyed.derived) == (route == "host")  # one device reads replicas in place
+    # Replicas on one device are read in place; between devices a scratch buffer takes them.
+    assert bool(destroyed.derived) == (route == "host" or len(multi.device_ids) > 1)
     destroyed.destroy()
     assert not destroyed.derived
 

@@ -2,11 +2,13 @@
 
 Between replicas of one device a copy runs on the device: on the destination queue, after the
 work submitted to the source queue before the call (the source queue's later work waits for
-it). Across devices it streams through pinned host memory (the context's staging chunks,
-which both devices reach): the source is downloaded chunk by chunk once its queue has finished
-the work submitted before the call, each chunk uploaded ahead of the destination queue's later
-work while the next one downloads; no pageable copy of the buffer is made. The all-reduce built
-on these copies is :mod:`vkdispatch.execution_pipeline.all_reduce`.
+it). Across devices it streams through pinned host memory: the source is downloaded chunk by
+chunk once its queue has finished the work submitted before the call, each chunk uploaded ahead
+of the destination queue's later work while the next one downloads; no pageable copy of the
+buffer is made. Where both devices import host memory the chunks are one allocation they both
+copy to and from (no host copy at all); elsewhere each queue's staging chunks, copied between
+by the host. The all-reduce built on these copies is
+:mod:`vkdispatch.execution_pipeline.all_reduce`.
 """
 from __future__ import annotations
 

@@ -276,7 +276,7 @@ TEST_F(Commands, StagingCopyRunsOnlyOnItsQueueAndWithinItsStaging) {
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
     const auto words = randomWords(16, 21);
     std::memcpy(staging.memory.mapped(), words.data(), 64);
-    StagingCopyCommand upload(buffer, 0, staging, 64, StagingCopyCommand::Direction::Upload, 128,
+    StagingCopyCommand upload(buffer, 0, staging.buffer.get(), 64, StagingCopyCommand::Direction::Upload, 128,
                               64);
     EXPECT_EQ(upload.accesses().size(), 2u);
     context().queue(0).wait(context().queue(0).submit(
@@ -284,10 +284,10 @@ TEST_F(Commands, StagingCopyRunsOnlyOnItsQueueAndWithinItsStaging) {
     const auto stored = download<uint32_t>(buffer, 64);
     EXPECT_TRUE(std::equal(words.begin(), words.end(), stored.begin() + 32));
 
-    EXPECT_THROW(StagingCopyCommand(buffer, 0, staging, 64,
+    EXPECT_THROW(StagingCopyCommand(buffer, 0, staging.buffer.get(), 64,
                                     StagingCopyCommand::Direction::Download, 0, 65),
                  InvalidArgumentError);
-    EXPECT_THROW(StagingCopyCommand(buffer, 1, staging, 64,
+    EXPECT_THROW(StagingCopyCommand(buffer, 1, staging.buffer.get(), 64,
                                     StagingCopyCommand::Direction::Download, 0, 64),
                  IndexOutOfRangeError);
     // Recorded for another queue than its own: refused before anything is recorded.

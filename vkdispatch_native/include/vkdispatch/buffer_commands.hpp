@@ -80,7 +80,7 @@ public:
     /// Copies `size` bytes between offset 0 of `staging` and `buffer_offset` of the replica of
     /// queue `queue_index`; it can only be recorded for that queue. Throws InvalidArgumentError
     /// for a range outside the buffer or the staging memory.
-    StagingCopyCommand(Buffer& buffer, int queue_index, const BoundBuffer& staging,
+    StagingCopyCommand(Buffer& buffer, int queue_index, VkBuffer staging,
                        uint64_t staging_size, Direction direction, uint64_t buffer_offset,
                        uint64_t size);
 

@@ -46,6 +46,9 @@ public:
         return m_owned && m_info.sampler_mirror_clamp_to_edge;
     }
     DescriptorPools& descriptorPools() noexcept { return *m_descriptor_pools; }
+    /// The alignment of host memory this device can import (VK_EXT_external_memory_host,
+    /// enabled where the device has it), or 0 where it cannot (and on adopted devices).
+    uint64_t hostImportAlignment() const noexcept { return m_host_import_alignment; }
 
 private:
     // The pools and one Queue per entry of `queue_families` (hardware queue `hardware[i]`);
@@ -62,6 +65,7 @@ private:
     std::unique_ptr<DescriptorPools> m_descriptor_pools;  // (likewise)
     std::vector<std::unique_ptr<Queue>> m_queues;  // destroyed before m_device (declared after)
     std::vector<uint32_t> m_families;
+    uint64_t m_host_import_alignment = 0;
 };
 
 }  // namespace vkdispatch

@@ -2,9 +2,11 @@
 // Moves bytes between host memory and buffer replicas. Host-coherent device memory is copied
 // directly; otherwise data streams through a small ring of reusable staging chunks (pinned host
 // memory) per queue, so the host copy of one chunk overlaps the device copy of the previous one.
-// A replica is copied into a replica of another queue (of another device, say) chunk by chunk
-// from the source queue's ring into the destination queue's ring by the host, while the next
-// chunk downloads.
+// A replica is copied into a replica of another queue (of another device, say) chunk by chunk.
+// Where both devices import host memory, through a ring of chunks imported into every device
+// (SharedHostMemory): the source queue downloads into a chunk, the destination queue uploads
+// from it while the next chunks download, and the host only waits. Otherwise from the source
+// queue's ring into the destination queue's ring, copied by the host.
 //
 // Thread safety: safe to share. Each read or write of a replica holds that replica's transfer
 // lock from its first copy to its last, so a read racing a write of the same replica returns
@@ -29,6 +31,9 @@ struct TransferOptions {
     int chunk_count = 3;
     int copy_threads = 0;      // see ParallelCopier
     bool map_directly = true;  // false forces staging even for host-visible memory (tests)
+    // false copies between replicas through each queue's ring even where the devices import
+    // host memory (tests)
+    bool share_host_memory = true;
 };
 
 class TransferEngine {
@@ -52,6 +57,7 @@ public:
 
 private:
     struct Ring;
+    struct SharedRing;
     // Receives `size` downloaded bytes that belong at byte `at` of the range read.
     using Consumer = std::function<void(const uint8_t* bytes, uint64_t size, uint64_t at)>;
 
@@ -63,6 +69,11 @@ private:
     void download(Ring& ring, Buffer& buffer, int queue_index, uint64_t size, uint64_t offset,
                   const Consumer& consume);
     void allocateChunks(Ring& ring, int queue_index);
+    // Whether copies from queue `src` to queue `dst` can go through the shared ring.
+    bool sharesHostMemory(int src, int dst) const;
+    // copy() through the shared ring; the caller holds both replicas' transfer locks.
+    void copyThroughSharedRing(Buffer& source, int src, Buffer& target, int dst,
+                               uint64_t dst_offset);
 
     Context& m_context;
     TransferOptions m_options;
@@ -71,6 +82,7 @@ private:
     // by side (a ring per direction) they were slower than one after the other on an H100
     // host (benchmarks/overlap.py, twelfth session).
     std::vector<std::unique_ptr<Ring>> m_rings;
+    std::unique_ptr<SharedRing> m_shared;  // chunks allocated on the first copy through it
 };
 
 }  // namespace vkdispatch

@@ -31,6 +31,15 @@ bool contains(const std::vector<std::string>& names, const char* name) {
     return false;
 }
 
+uint64_t importAlignmentOf(VkPhysicalDevice device) {
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT host{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    properties.pNext = &host;
+    vkGetPhysicalDeviceProperties2(device, &properties);
+    return host.minImportedHostPointerAlignment;
+}
+
 }  // namespace
 
 Device::Device(const Instance& instance, int device_index, const std::vector<int>& queue_families,
@@ -67,6 +76,11 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
         extensions.push_back(VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME);
     if (contains(available, "VK_KHR_portability_subset"))
         extensions.push_back("VK_KHR_portability_subset");
+    if (contains(available, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) &&
+        vkGetMemoryHostPointerPropertiesEXT != nullptr) {
+        extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+        m_host_import_alignment = importAlignmentOf(m_physical);
+    }
 
     VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};

@@ -128,12 +128,12 @@ void UpdateBufferCommand::markUsed(int queue_index, uint64_t value) noexcept {
 }
 
 StagingCopyCommand::StagingCopyCommand(Buffer& buffer, int queue_index,
-                                       const BoundBuffer& staging, uint64_t staging_size,
+                                       VkBuffer staging, uint64_t staging_size,
                                        Direction direction, uint64_t buffer_offset, uint64_t size)
     : Command(buffer.context()),
       m_buffer(buffer),
       m_queue_index(queue_index),
-      m_staging(staging.buffer.get()),
+      m_staging(staging),
       m_direction(direction),
       m_buffer_offset(buffer_offset),
       m_size(size) {
@@ -145,7 +145,7 @@ StagingCopyCommand::StagingCopyCommand(Buffer& buffer, int queue_index,
                                    std::to_string(staging_size) + " bytes");
     const bool upload = direction == Direction::Upload;
     m_accesses = {{resourceOf(buffer), Stage::Transfer, !upload, upload},
-                  {reinterpret_cast<uintptr_t>(&staging), Stage::Transfer, upload, !upload}};
+                  {reinterpret_cast<uintptr_t>(staging), Stage::Transfer, upload, !upload}};
 }
 
 void StagingCopyCommand::record(VkCommandBuffer cb, RecordState& state, const uint8_t*) {

@@ -6,6 +6,7 @@
 #include "vkdispatch/buffer_commands.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/shared_host_memory.hpp"
 
 namespace vkdispatch {
 
@@ -19,6 +20,25 @@ struct TransferEngine::Ring {
     size_t next = 0;
 
     Chunk& take() { return chunks[next++ % chunks.size()]; }
+};
+
+struct TransferEngine::SharedRing {
+    struct Chunk {
+        std::unique_ptr<SharedHostMemory> memory;
+        Queue* reader = nullptr;  // the queue of the last copy to or from it
+        uint64_t last_use = 0;
+    };
+    std::mutex mutex;  // one copy through it at a time
+    std::vector<Chunk> chunks;
+
+    void allocate(Context& context, const TransferOptions& options) {
+        if (!chunks.empty()) return;
+        std::vector<Device*> devices;
+        for (const auto& device : context.devices())
+            if (SharedHostMemory::reaches(*device)) devices.push_back(device.get());
+        for (int i = 0; i < options.chunk_count; ++i)
+            chunks.push_back({std::make_unique<SharedHostMemory>(devices, options.chunk_bytes)});
+    }
 };
 
 namespace {
@@ -45,6 +65,7 @@ TransferEngine::TransferEngine(Context& context, const TransferOptions& options)
     if (options.chunk_bytes == 0 || options.chunk_count < 1)
         throw InvalidArgumentError("TransferOptions: chunk_bytes and chunk_count must be positive");
     for (int q = 0; q < context.queueCount(); ++q) m_rings.push_back(std::make_unique<Ring>());
+    m_shared = std::make_unique<SharedRing>();
 }
 
 TransferEngine::~TransferEngine() {
@@ -52,6 +73,8 @@ TransferEngine::~TransferEngine() {
     for (int q = 0; q < static_cast<int>(m_rings.size()); ++q) {
         for (auto& chunk : m_rings[q]->chunks) m_context.queue(q).wait(chunk.last_use);
     }
+    for (auto& chunk : m_shared->chunks)
+        if (chunk.reader != nullptr) chunk.reader->wait(chunk.last_use);
 }
 
 TransferEngine::Ring& TransferEngine::ring(int queue_index) { return *m_rings.at(queue_index); }
@@ -101,7 +124,8 @@ void TransferEngine::upload(Ring& r, Buffer& buffer, int queue_index, const uint
         Ring::Chunk& chunk = r.take();
         queue.wait(chunk.last_use);
         m_copier.copy(chunk.staging.memory.mapped(), src + done, n);
-        StagingCopyCommand copy(buffer, queue_index, chunk.staging, m_options.chunk_bytes,
+        StagingCopyCommand copy(buffer, queue_index, chunk.staging.buffer.get(),
+                                m_options.chunk_bytes,
                                 StagingCopyCommand::Direction::Upload, offset + done, n);
         chunk.last_use = submitStagingCopy(queue, copy, queue_index);
         done += n;
@@ -142,7 +166,7 @@ void TransferEngine::download(Ring& r, Buffer& buffer, int queue_index, uint64_t
         const uint64_t n = std::min(chunk_bytes, size - c * chunk_bytes);
         Ring::Chunk& chunk = r.take();
         queue.wait(chunk.last_use);
-        StagingCopyCommand copy(buffer, queue_index, chunk.staging, chunk_bytes,
+        StagingCopyCommand copy(buffer, queue_index, chunk.staging.buffer.get(), chunk_bytes,
                                 StagingCopyCommand::Direction::Download, offset + c * chunk_bytes,
                                 n);
         chunk.last_use = submitStagingCopy(queue, copy, queue_index);
@@ -171,9 +195,11 @@ void TransferEngine::copy(Buffer& source, int src, Buffer& target, int dst,
         throw InvalidArgumentError("dst: replica " + std::to_string(dst) + " is on the source's "
                                    "queue; copy it on the device");
     std::scoped_lock transfers(from.transfer, to.transfer);
-    std::scoped_lock rings(ring(src).mutex, ring(dst).mutex);
     const bool map_from = m_options.map_directly && from.directlyMapped();
     const bool map_to = m_options.map_directly && to.directlyMapped();
+    if (!map_from && !map_to && sharesHostMemory(src, dst))
+        return copyThroughSharedRing(source, src, target, dst, dst_offset);
+    std::scoped_lock rings(ring(src).mutex, ring(dst).mutex);
     auto* target_bytes = static_cast<uint8_t*>(to.storage.memory.mapped());
     if (map_to) to.queue->wait(to.last_use.load());  // earlier work may still read it
     auto put = [&](const uint8_t* bytes, uint64_t n, uint64_t at) {
@@ -185,6 +211,50 @@ void TransferEngine::copy(Buffer& source, int src, Buffer& target, int dst,
     if (!map_from) return download(ring(src), source, src, size, 0, put);
     from.queue->waitIdle();  // see read(): the submissions' writes are then visible here
     put(static_cast<const uint8_t*>(from.storage.memory.mapped()), size, 0);
+}
+
+bool TransferEngine::sharesHostMemory(int src, int dst) const {
+    return m_options.share_host_memory &&
+           SharedHostMemory::reaches(m_context.deviceOfQueue(src)) &&
+           SharedHostMemory::reaches(m_context.deviceOfQueue(dst));
+}
+
+void TransferEngine::copyThroughSharedRing(Buffer& source, int src, Buffer& target, int dst,
+                                           uint64_t dst_offset) {
+    std::lock_guard<std::mutex> lock(m_shared->mutex);
+    m_shared->allocate(m_context, m_options);
+    auto& chunks = m_shared->chunks;
+    Queue &from = *source.replica(src).queue, &to = *target.replica(dst).queue;
+    const Device& from_device = m_context.deviceOfQueue(src);
+    const Device& to_device = m_context.deviceOfQueue(dst);
+    const uint64_t size = source.size(), chunk_bytes = m_options.chunk_bytes;
+    const uint64_t chunk_total = (size + chunk_bytes - 1) / chunk_bytes;
+    auto bytes_of = [&](uint64_t c) { return std::min(chunk_bytes, size - c * chunk_bytes); };
+    std::vector<uint64_t> downloaded(chunk_total);
+    uint64_t issued = 0;
+    auto download = [&] {
+        auto& chunk = chunks[issued % chunks.size()];
+        if (chunk.reader != nullptr) chunk.reader->wait(chunk.last_use);
+        StagingCopyCommand copy(source, src, chunk.memory->bufferOn(from_device),
+                                chunk.memory->size(), StagingCopyCommand::Direction::Download,
+                                issued * chunk_bytes, bytes_of(issued));
+        chunk.reader = &from;  // until the upload from it, which waits for the download
+        chunk.last_use = downloaded[issued++] = submitStagingCopy(from, copy, src);
+    };
+    // One chunk fewer than the ring ahead: the next download then reuses the chunk of the
+    // upload before last, which has most likely finished, so the host rarely waits on it.
+    const uint64_t ahead = std::max<uint64_t>(1, chunks.size() - 1);
+    while (issued < std::min(chunk_total, ahead)) download();
+    for (uint64_t c = 0; c < chunk_total; ++c) {
+        auto& chunk = chunks[c % chunks.size()];
+        from.wait(downloaded[c]);
+        StagingCopyCommand copy(target, dst, chunk.memory->bufferOn(to_device),
+                                chunk.memory->size(), StagingCopyCommand::Direction::Upload,
+                                dst_offset + c * chunk_bytes, bytes_of(c));
+        chunk.reader = &to;
+        chunk.last_use = submitStagingCopy(to, copy, dst);
+        if (issued < chunk_total) download();
+    }
 }
 
 }  // namespace vkdispatch
