@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <limits>
 #include <ostream>
@@ -185,8 +186,9 @@ TEST_P(TransferEngineTest, RangesOutsideTheBufferAreRefusedNamingSizeAndOffset) 
 
 // Two threads each write their own two patterns over the whole buffer in turn while a third
 // reads it: every read returns one whole pattern (or the initial data), and the last write stays
-// whole. Every thread does a fixed number of transfers: the replica's lock is not fair, and
-// writers looping until the reader is done starved it for minutes on an H200 host.
+// whole. The writers keep writing until the reader is done: the replica's lock lets threads in
+// in turn, so the reader is done in well under a second (with std::mutex the writers kept it
+// waiting for minutes on an H200 host); after 30 s they stop on their own and the test fails.
 TEST_P(TransferEngineTest, TransfersRacingOnOneReplicaNeverMixTwoWrites) {
     TransferEngine engine(context(), options());
     const size_t size = 64 * 1024;
@@ -197,11 +199,14 @@ TEST_P(TransferEngineTest, TransfersRacingOnOneReplicaNeverMixTwoWrites) {
     auto whole = [&](const std::vector<uint8_t>& data) {
         return std::find(patterns.begin(), patterns.end(), data) != patterns.end();
     };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    std::atomic<bool> stop{false};
     std::atomic<int> writes{0};
     std::vector<std::thread> writers;
     for (int w : {0, 1}) {
         writers.emplace_back([&, w] {
-            for (int k = 0; k < 40; ++k) {
+            for (int k = 0;
+                 k < 2 || (!stop.load() && std::chrono::steady_clock::now() < deadline); ++k) {
                 engine.write(buffer, patterns[1 + 2 * w + k % 2].data(), size, 0, -1);
                 ++writes;
             }
@@ -211,8 +216,11 @@ TEST_P(TransferEngineTest, TransfersRacingOnOneReplicaNeverMixTwoWrites) {
     int mixed = 0;
     // 80 reads: each staged one is 64 GPU round trips (about 50 ms on an H100).
     for (int i = 0; i < 80; ++i) mixed += whole(readAll(engine, buffer, 0)) ? 0 : 1;
+    const bool in_time = std::chrono::steady_clock::now() < deadline;
+    stop = true;
     for (auto& writer : writers) writer.join();
     EXPECT_EQ(mixed, 0) << "reads that mixed two writes";
+    EXPECT_TRUE(in_time) << "the writers kept the reader waiting for 30 s";
     const auto last = readAll(engine, buffer, 0);
     EXPECT_TRUE(whole(last) && last != patterns[0]) << "the last write is not whole";
 }

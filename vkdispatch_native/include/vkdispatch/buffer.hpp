@@ -7,9 +7,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "vkdispatch/fair_mutex.hpp"
 #include "vkdispatch/memory_type.hpp"
 
 namespace vkdispatch {
@@ -23,7 +23,8 @@ public:
         Queue* queue = nullptr;
         BoundBuffer storage;
         std::atomic<uint64_t> last_use{0};  // timeline value of the last submission touching it
-        std::mutex transfer;  // held across one host read or write of this replica (staging too)
+        // Held across one host read or write of this replica (staging too), taken in turn.
+        FairMutex transfer;
 
         /// Host-coherent mapped device memory can be read and written without staging.
         bool directlyMapped() const noexcept;

@@ -8,9 +8,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "vkdispatch/fair_mutex.hpp"
 #include "vkdispatch/image.hpp"
 
 namespace vkdispatch {
@@ -25,7 +25,7 @@ public:
         Device* device = nullptr;  // the queue's
         std::unique_ptr<Image> image;
         std::atomic<uint64_t> last_use{0};  // timeline value of the last submission touching it
-        std::mutex transfer;
+        FairMutex transfer;  // held across one host read or write of this replica
     };
 
     /// `spec` gains sampled and transfer usage. Throws InvalidArgumentError naming the format

@@ -12,11 +12,12 @@
 // lock from its first copy to its last, so a read racing a write of the same replica returns
 // the data wholly before or wholly after it, and racing writes leave one of them whole; staged
 // transfers through one queue are serialised as well (they share the queue's ring). Transfers
-// are not ordered against command lists another thread submits meanwhile.
+// are not ordered against command lists another thread submits meanwhile. Threads waiting for
+// one replica (or one queue's ring) get it in the order they asked (FairMutex): a thread writing
+// in a loop cannot keep another's read waiting.
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "vkdispatch/buffer.hpp"

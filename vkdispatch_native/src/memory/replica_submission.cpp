@@ -10,7 +10,7 @@ namespace vkdispatch {
 uint64_t submitOnReplicas(Queue& queue, const std::vector<Buffer::Replica*>& replicas,
                           const Queue::Recorder& commands) {
     // Each replica's lock once, in one global (address) order: no deadlock with other callers.
-    std::vector<std::mutex*> mutexes;
+    std::vector<FairMutex*> mutexes;
     std::vector<Queue*> others;
     for (Buffer::Replica* replica : replicas) {
         mutexes.push_back(&replica->transfer);
@@ -20,8 +20,8 @@ uint64_t submitOnReplicas(Queue& queue, const std::vector<Buffer::Replica*>& rep
     }
     std::sort(mutexes.begin(), mutexes.end());
     mutexes.erase(std::unique(mutexes.begin(), mutexes.end()), mutexes.end());
-    std::vector<std::unique_lock<std::mutex>> locks;
-    for (std::mutex* mutex : mutexes) locks.emplace_back(*mutex);
+    std::vector<std::unique_lock<FairMutex>> locks;
+    for (FairMutex* mutex : mutexes) locks.emplace_back(*mutex);
 
     uint64_t value = 0;
     if (others.size() == 1) {

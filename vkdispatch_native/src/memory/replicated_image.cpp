@@ -90,7 +90,7 @@ void ReplicatedImage::write(const void* data, uint64_t size, int queue_index) {
             : std::vector<uint8_t>();
     for (int q = first; q <= last; ++q) {
         Replica& r = *m_replicas[q];
-        std::lock_guard<std::mutex> lock(r.transfer);
+        std::lock_guard<FairMutex> lock(r.transfer);
         BoundBuffer buffer = staging(*r.device, size + mips.size());
         std::memcpy(buffer.memory.mapped(), data, size);
         if (!mips.empty())
@@ -106,7 +106,7 @@ void ReplicatedImage::write(const void* data, uint64_t size, int queue_index) {
 void ReplicatedImage::read(void* out, uint64_t size, int queue_index) {
     checkSize(size, "out");
     Replica& r = replica(queue_index);
-    std::lock_guard<std::mutex> lock(r.transfer);
+    std::lock_guard<FairMutex> lock(r.transfer);
     BoundBuffer buffer = staging(*r.device, size);
     runCopy(r, [&](VkCommandBuffer cb, Image& image) {
         image.recordCopyToBuffer(cb, buffer.buffer.get(), 0);

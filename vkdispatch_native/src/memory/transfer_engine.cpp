@@ -15,7 +15,7 @@ struct TransferEngine::Ring {
         BoundBuffer staging;
         uint64_t last_use = 0;
     };
-    std::mutex mutex;  // one staged transfer per queue at a time
+    FairMutex mutex;  // one staged transfer per queue at a time
     std::vector<Chunk> chunks;
     size_t next = 0;
 
@@ -28,7 +28,7 @@ struct TransferEngine::SharedRing {
         Queue* reader = nullptr;  // the queue of the last copy to or from it
         uint64_t last_use = 0;
     };
-    std::mutex mutex;  // one copy through it at a time
+    FairMutex mutex;  // one copy through it at a time
     std::vector<Chunk> chunks;
 
     void allocate(Context& context, const TransferOptions& options) {
@@ -102,7 +102,7 @@ void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint
         Buffer::Replica& replica = buffer.replica(q);
         const auto* src = static_cast<const uint8_t*>(data);
         // A read or write of this replica from another thread happens wholly before or after.
-        std::lock_guard<std::mutex> transfer(replica.transfer);
+        std::lock_guard<FairMutex> transfer(replica.transfer);
         if (m_options.map_directly && replica.directlyMapped()) {
             replica.queue->wait(replica.last_use.load());  // earlier work may still read it
             auto* mapped = static_cast<uint8_t*>(replica.storage.memory.mapped());
@@ -110,7 +110,7 @@ void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint
             continue;
         }
         Ring& r = ring(q);
-        std::lock_guard<std::mutex> lock(r.mutex);
+        std::lock_guard<FairMutex> lock(r.mutex);
         upload(r, buffer, q, src, size, offset);
     }
 }
@@ -138,7 +138,7 @@ void TransferEngine::read(Buffer& buffer, void* out, uint64_t size, uint64_t off
     Buffer::Replica& replica = buffer.replica(queue_index);
     auto* dst = static_cast<uint8_t*>(out);
     // No write of this replica can land in the middle of the copy out (see write()).
-    std::lock_guard<std::mutex> transfer(replica.transfer);
+    std::lock_guard<FairMutex> transfer(replica.transfer);
     if (m_options.map_directly && replica.directlyMapped()) {
         // Every submission ends with a barrier that makes its writes visible to the host.
         replica.queue->waitIdle();
@@ -147,7 +147,7 @@ void TransferEngine::read(Buffer& buffer, void* out, uint64_t size, uint64_t off
         return;
     }
     Ring& r = ring(queue_index);
-    std::lock_guard<std::mutex> lock(r.mutex);
+    std::lock_guard<FairMutex> lock(r.mutex);
     auto take = [&](const uint8_t* bytes, uint64_t n, uint64_t at) {
         m_copier.copy(dst + at, bytes, n);
     };
@@ -221,7 +221,7 @@ bool TransferEngine::sharesHostMemory(int src, int dst) const {
 
 void TransferEngine::copyThroughSharedRing(Buffer& source, int src, Buffer& target, int dst,
                                            uint64_t dst_offset) {
-    std::lock_guard<std::mutex> lock(m_shared->mutex);
+    std::lock_guard<FairMutex> lock(m_shared->mutex);
     m_shared->allocate(m_context, m_options);
     auto& chunks = m_shared->chunks;
     Queue &from = *source.replica(src).queue, &to = *target.replica(dst).queue;
