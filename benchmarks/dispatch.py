@@ -14,7 +14,9 @@ Each row names what its ratio compares (vkdispatch / reference, both measured in
 * graph replay per dependent dispatch (a recorded graph of --iterations dependent dispatches,
   resubmitted + waited, over --iterations), against the raw C++ loop's pre-recorded chain of as
   many dependent dispatches, one submit + blocking wait, over their count (like for like: the
-  wait is amortised over the chain in both);
+  wait is amortised over the chain in both), and against the same chain recorded without its
+  barriers (the dispatches race: not a valid program, the cost of a dispatch when nothing
+  orders it, so that the ratio shows what the driver charges for each dependency);
 * the first submit of a recorded graph per dispatch (uniform upload + command-buffer recording
   + submit + wait), against the same raw chain, which records nothing in its timed submit: the
   ratio is the one-off cost of a new recording, not a like-for-like comparison.
@@ -154,6 +156,7 @@ def main() -> None:
         "record": lambda: record_us(buf, n),
         "replay": lambda: replay_us(buf, n),
         "raw_replay": lambda: native.raw_dependent_dispatch_us(context.native, n),
+        "raw_unordered": lambda: native.raw_dependent_dispatch_us(context.native, n, False),
     }
     torch_measure = torch_launch(n)
     if torch_measure is not None:
@@ -189,6 +192,8 @@ def main() -> None:
         ("graph replay per dependent dispatch (us)", replay, replay, fig["raw_replay"],
          f"raw C++ chain of {n} dependent dispatches, one submit + blocking wait, per "
          "dispatch [like for like]"),
+        ("", None, replay, fig["raw_unordered"],
+         "the raw chain without barriers (dispatches racing): what the dependency costs"),
         ("graph first submit per dispatch (us)", first_submit, first_submit, fig["raw_replay"],
          "the same raw chain (pre-recorded: ours also uploads and records)"),
         ("new kernel, warm cache, new process (ms)", first_kernel, None, None, "no reference"),

@@ -239,5 +239,6 @@ def test_raw_submit_reference_runs_and_leaves_the_queue_usable(context, native, 
 
 def test_raw_dependent_dispatch_reference_runs(context, native):
     assert 0 < native.raw_dependent_dispatch_us(context.native, 50) < 1e6
+    assert 0 < native.raw_dependent_dispatch_us(context.native, 50, False) < 1e6
     with pytest.raises(ValueError, match="count"):
         native.raw_dependent_dispatch_us(context.native, 0)

@@ -105,4 +105,5 @@ cdef extern from "vkdispatch/command_list.hpp" namespace "vkdispatch" nogil:
 cdef extern from "vkdispatch/raw_submit.hpp" namespace "vkdispatch" nogil:
     double rawSubmitWaitMicroseconds(Context& context, int iterations,
                                      bint poll) except +raiseNativeError
-    double rawDependentDispatchMicroseconds(Context& context, int count) except +raiseNativeError
+    double rawDependentDispatchMicroseconds(Context& context, int count,
+                                            bint barriers) except +raiseNativeError

@@ -903,14 +903,15 @@ cdef class NativeCommandList:
         _check_validation()
 
 
-def raw_dependent_dispatch_us(NativeContext ctx, int count):
+def raw_dependent_dispatch_us(NativeContext ctx, int count, bint barriers=True):
     """Reference cost (us) per dispatch of ``count`` dependent tiny dispatches recorded with
     plain Vulkan into one command buffer, submitted once and waited for (queue 0, which no other
-    thread may use meanwhile)."""
+    thread may use meanwhile); without ``barriers`` the dispatches race (the cost of a dispatch
+    with no dependency, for comparison)."""
     ctx._check_open()
     cdef double result
     with nogil:
-        result = cp.rawDependentDispatchMicroseconds(ctx.ptr.get()[0], count)
+        result = cp.rawDependentDispatchMicroseconds(ctx.ptr.get()[0], count, barriers)
     _check_validation()
     return result
 

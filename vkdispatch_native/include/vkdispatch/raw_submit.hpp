@@ -14,7 +14,8 @@ class Context;
 /// vkGetFenceStatus loop when `poll`) of a 64-invocation dispatch.
 double rawSubmitWaitMicroseconds(Context& context, int iterations, bool poll = false);
 /// Microseconds per dispatch of one submission of `count` 64-invocation dispatches, each behind
-/// a compute-to-compute barrier, including the wait for the last.
-double rawDependentDispatchMicroseconds(Context& context, int count);
+/// a compute-to-compute barrier (none when not `barriers`: racing, for the cost of a dispatch
+/// without a dependency), including the wait for the last.
+double rawDependentDispatchMicroseconds(Context& context, int count, bool barriers = true);
 
 }  // namespace vkdispatch

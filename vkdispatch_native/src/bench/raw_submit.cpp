@@ -48,8 +48,9 @@ public:
     RawKernel(const RawKernel&) = delete;
     RawKernel& operator=(const RawKernel&) = delete;
 
-    /// Records `count` dispatches, each after a barrier on the previous one's writes.
-    void record(int count) {
+    /// Records `count` dispatches, each after a barrier on the previous one's writes (or, when
+    /// not `barriers`, with none between them: the driver's cost of a dispatch alone).
+    void record(int count, bool barriers) {
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         VK_CHECK(vkBeginCommandBuffer(m_cb, &begin), "begin");
         const auto& objects = m_plan.forQueue(0);
@@ -58,7 +59,7 @@ public:
         vkCmdBindDescriptorSets(m_cb, VK_PIPELINE_BIND_POINT_COMPUTE, objects.layout.get(), 0, 1,
                                 &descriptor, 0, nullptr);
         for (int i = 0; i < count; ++i) {
-            if (i > 0) {
+            if (i > 0 && barriers) {
                 VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
                 barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
                 barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
@@ -123,15 +124,15 @@ void checkPositive(int value, const char* name) {
 double rawSubmitWaitMicroseconds(Context& context, int iterations, bool poll) {
     checkPositive(iterations, "iterations");
     RawKernel kernel(context);
-    kernel.record(1);
+    kernel.record(1, true);
     kernel.submitAndWait(poll);  // warm-up
     return meanMicroseconds(iterations, [&] { kernel.submitAndWait(poll); });
 }
 
-double rawDependentDispatchMicroseconds(Context& context, int count) {
+double rawDependentDispatchMicroseconds(Context& context, int count, bool barriers) {
     checkPositive(count, "count");
     RawKernel kernel(context);
-    kernel.record(count);
+    kernel.record(count, barriers);
     kernel.submitAndWait(false);  // warm-up
     return meanMicroseconds(1, [&] { kernel.submitAndWait(false); }) / count;
 }
