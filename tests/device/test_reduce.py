@@ -3,6 +3,8 @@ uint32 (float64 where the device has it), custom ``@vd.reduce.reduce`` combines 
 without a mapping function, many sizes (1 .. 10^7), vector and complex element types, mapped
 reductions (sum of squares, dot product, packed argmax), batched reductions over trailing axes,
 ``out=`` reuse and its errors, use inside a CommandGraph, source inspection and group sizes.
+Tests taking ``passes`` run twice: partials of several groups folded by the last group in the
+same dispatch (the single pass) and by a second dispatch.
 
 Float sums are compared with a float64 numpy sum; the bound follows float error growth: each
 invocation adds its grid-strided elements in sequence (``k = ceil(n / threads)`` of them), then
@@ -18,10 +20,21 @@ import pytest
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
+from vkdispatch.reduce import reduce_function
 from vkdispatch.reduce.reduce_function import _default_group_size
 from vkdispatch.codegen.abbreviations import Buff, c64, f16, f32, f64, i32, i64, u32, v2
 
 EPS32, EPS64 = 2.0**-24, 2.0**-53
+
+
+@pytest.fixture(params=["one dispatch", "two dispatches"])
+def passes(request, monkeypatch):
+    """Partials of several groups per batch folded in the same dispatch by the last group to
+    finish (the single pass, the default up to SINGLE_PASS_GROUPS groups), or by a second
+    dispatch (forced by lowering that limit to 0)."""
+    if request.param == "two dispatches":
+        monkeypatch.setattr(reduce_function, "SINGLE_PASS_GROUPS", 0)
+    return request.param
 C = 4
 def default_group() -> int:
     """The group size reductions use by default on this device (what the bounds assume)."""
@@ -123,7 +136,7 @@ def check_op(name, var_type, x, actual):
     (u32, "add"), (u32, "mul"), (u32, "min"), (u32, "max"),
     (u32, "and"), (u32, "or"), (u32, "xor"),
 ], ids=lambda p: getattr(p, "name", p))
-def test_predefined_op_matches_numpy(context, rng, var_type, name, n):
+def test_predefined_op_matches_numpy(context, rng, var_type, name, n, passes):
     x = op_data(rng, name, n, NP[var_type])
     actual = result(loader(OPS[name][0], var_type)(vd.asbuffer(x)))
     check_op(name, var_type, x, actual)
@@ -169,7 +182,7 @@ def isum(context):
 
 
 @pytest.mark.parametrize("n", SIZES)
-def test_sum_sizes(fsum, isum, rng, n):
+def test_sum_sizes(fsum, isum, rng, n, passes):
     x = (rng.standard_normal(n) * 100).astype(np.float32)
     assert_sum_close(result(fsum(vd.asbuffer(x))), x)
     xi = int_data(rng, n, np.int32)
@@ -312,7 +325,7 @@ def test_custom_reduce_complex_product(context, rng):
     assert abs(actual - expected) <= EPS32 * C * x.size * abs(expected)
 
 
-def test_complex_sum_batched(context, rng):
+def test_complex_sum_batched(context, rng, passes):
     @vd.reduce.map_reduce(vd.reduce.SubgroupAdd, axes=[-1])
     def s(x: Buff[c64]) -> c64:
         return x[vd.reduce.mapped_io_index()]
@@ -396,7 +409,7 @@ def test_axes_last_of_2d(context, rng):
     ((4, 5, 600), [0, 1, 2], 1),
     ((3, 7, 11), [1, 2], 3),
 ])
-def test_axes_3d(context, rng, shape, axes, batches):
+def test_axes_3d(context, rng, shape, axes, batches, passes):
     x = (rng.standard_normal(shape) * 100).astype(np.float32)
     out = batched_sum(axes)(vd.asbuffer(x))
     rows = x.reshape(batches, -1)
@@ -404,7 +417,7 @@ def test_axes_3d(context, rng, shape, axes, batches):
 
 
 @pytest.mark.parametrize("batches", [1, 2, 7, 64, 333, 1000])
-def test_batch_counts(context, rng, batches):
+def test_batch_counts(context, rng, batches, passes):
     x = (rng.standard_normal((batches, 257)) * 100).astype(np.float32)
     assert_sum_close(result(batched_sum([1])(vd.asbuffer(x)), batches), x, axis=1)
 
@@ -434,7 +447,7 @@ def test_out_of_range_axes_rejected(context, axes):
 
 # -- out= and keywords ------------------------------------------------------------------------
 
-def test_out_buffer_reuse(context, rng):
+def test_out_buffer_reuse(context, rng, passes):
     s = batched_sum([1])
     x = (rng.standard_normal((8, 5000)) * 100).astype(np.float32)
     buf = vd.asbuffer(x)
@@ -483,7 +496,7 @@ def test_unknown_keyword_rejected(context):
 
 # -- command graphs ---------------------------------------------------------------------------
 
-def test_inside_command_graph_submitted_twice(context, rng):
+def test_inside_command_graph_submitted_twice(context, rng, passes):
     @vd.shader("x.size")
     def scale(x: Buff[f32]):
         i = vc.global_invocation_id().x
@@ -527,7 +540,7 @@ def test_get_src_and_print_src(context, capsys):
 
 @pytest.mark.parametrize("group_size", [1, 2, 4, 8, 64, 256, 1024])
 @pytest.mark.parametrize("name", ["add", "max"])
-def test_group_sizes_agree(context, rng, group_size, name):
+def test_group_sizes_agree(context, rng, group_size, name, passes):
     op = OPS[name][0]
 
     @vd.reduce.map_reduce(op, axes=[1], group_size=group_size)

@@ -1,4 +1,5 @@
-"""Atomics: ``vc.atomic_add`` on buffer and shared-memory elements (reference 11.11)."""
+"""Atomics: ``vc.atomic_add`` on buffer and shared-memory elements (reference 11.11), and
+``vc.coherent``, with which one workgroup reads what another stored."""
 from __future__ import annotations
 
 import pytest
@@ -102,3 +103,29 @@ def test_atomic_add_with_a_non_integer_value_raises(value):
 def test_atomic_add_with_a_float_shader_value_raises():
     with pytest.raises(TypeError, match="integer scalar"):
         trace(lambda b, f: vc.atomic_add(b[0], f), Buff[i32], Const[f32])
+
+
+def test_coherent_declares_only_that_buffer_coherent():
+    def body(partials, data):
+        vc.coherent(partials)
+        partials[0] = data[0]
+        vc.memory_barrier_buffer()
+
+    description, _ = trace(body, Buff[f32], Buff[f32])
+    header = description.backend.header(description)
+    assert "coherent buffer Buffer1 { float data[]; } buf0;" in header
+    assert "readonly buffer Buffer2 { float data[]; } buf1;" in header
+    assert "coherent" not in header.split("buf0;")[1]
+    assert main_body(description)[-1] == "memoryBarrierBuffer();"
+    assert_compiles(description)
+
+
+@pytest.mark.parametrize("target", ["shared", "element", "number"])
+def test_coherent_of_anything_but_a_buffer_argument_raises(target):
+    def body(out):
+        what = {"shared": lambda: vc.shared_buffer(dt.float32, 4, "s"),
+                "element": lambda: out[0], "number": lambda: 3}[target]()
+        vc.coherent(what)
+
+    with pytest.raises(TypeError, match="coherent takes a storage buffer argument"):
+        trace(body, Buff[f32])

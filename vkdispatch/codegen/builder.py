@@ -58,6 +58,7 @@ class ShaderBinding:
     dimension: int
     binding_type: BindingType
     arrayed: bool = False
+    coherent: bool = False
 
 
 @dataclasses.dataclass
@@ -218,6 +219,13 @@ class ShaderBuilder:
         access = self.binding_access[binding_index]
         access[0] |= read
         access[1] |= write
+
+    def mark_coherent(self, binding_index: int) -> None:
+        """Declares storage buffer ``binding_index`` ``coherent``: its loads and stores reach
+        the memory other workgroups use, so that with memory barriers and atomics one
+        workgroup reads what another wrote in the same dispatch."""
+        self.bindings[binding_index] = dataclasses.replace(self.bindings[binding_index],
+                                                           coherent=True)
 
     def mark_named_buffers(self, text: str, write: bool) -> None:
         """Records access to every storage buffer raw source ``text`` names (the escape hatch

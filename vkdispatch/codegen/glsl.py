@@ -99,7 +99,8 @@ class GLSLBackend(CodeGenBackend):
             if binding.binding_type.value == 1:
                 # A buffer the body never writes is declared so (NonWritable): GPUs may then
                 # read it through their read-only caches.
-                qualifier = "" if written[position] else "readonly "
+                qualifier = ("coherent " if binding.coherent else "") + \
+                    ("" if written[position] else "readonly ")
                 lines.append(f"layout(set = 0, binding = {slot}, scalar) {qualifier}buffer "
                              f"Buffer{slot} {{ {binding.dtype.glsl_type} data[]; }} "
                              f"{binding.name};")

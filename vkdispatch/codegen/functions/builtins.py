@@ -19,8 +19,8 @@ __all__ = ["global_invocation_id", "local_invocation_id", "local_invocation_inde
            "memory_barrier_buffer", "memory_barrier_shared", "memory_barrier_image",
            "group_memory_barrier", "subgroup_add", "subgroup_mul", "subgroup_min",
            "subgroup_max", "subgroup_and", "subgroup_or", "subgroup_xor", "subgroup_elect",
-           "subgroup_barrier", "atomic_add", "shared_buffer", "printf", "print_vars",
-           "comment"]
+           "subgroup_barrier", "atomic_add", "coherent", "shared_buffer", "printf",
+           "print_vars", "comment"]
 
 
 def _builtin(var_type, text: str, subgroup: bool = False):
@@ -126,6 +126,17 @@ def _atomic_operand(y) -> str:
         return str(int(y))
     raise InvalidTypeError(f"atomic_add value must be an int or an integer shader value, got "
                            f"{y!r} ({type(y).__name__})")
+
+
+def coherent(buffer: BufferVariable) -> None:
+    """Declares the storage buffer argument ``buffer`` ``coherent``: its loads and stores
+    reach the memory every workgroup sees instead of a cache of this one, so that a workgroup
+    can read what another stored in the same dispatch (after ``memory_barrier_buffer()`` on
+    both sides and an atomic that orders them)."""
+    if not isinstance(buffer, BufferVariable) or buffer.binding is None:
+        raise InvalidTypeError(f"coherent takes a storage buffer argument, got "
+                               f"{getattr(buffer, 'name', buffer)!r}")
+    builder_for(buffer).mark_coherent(buffer.binding)
 
 
 def atomic_add(mem: ShaderVariable, y) -> ShaderVariable:
