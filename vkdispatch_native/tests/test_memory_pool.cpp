@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "device_fixture.hpp"
@@ -158,6 +159,24 @@ TEST(MemoryPool, FallsBackToItsOwnAllocationWhenNoBlockFits) {
     EXPECT_FALSE(lease.pooled());
     EXPECT_NE(lease.memory(), VkDeviceMemory(VK_NULL_HANDLE));
     EXPECT_EQ(pool.blockCount(), 0u);
+}
+
+// More than the memory type's heap holds is refused as out of memory before Vulkan is asked
+// (asking would be invalid usage), naming the heap's size.
+TEST(MemoryPool, MoreThanTheHeapHoldsIsOutOfMemory) {
+    VKD_REQUIRE_DEVICE();
+    Device& device = context().deviceOfQueue(0);
+    const uint32_t type = deviceLocalType();
+    const auto& memory = device.memoryProperties();
+    const VkDeviceSize heap = memory.memoryHeaps[memory.memoryTypes[type].heapIndex].size;
+    try {
+        device.memoryPool().allocate(requirements(heap + 4096, 256), type);
+        FAIL() << "expected OutOfMemoryError";
+    } catch (const OutOfMemoryError& error) {
+        EXPECT_NE(std::string(error.what()).find("heap holds " + std::to_string(heap)),
+                  std::string::npos)
+            << error.what();
+    }
 }
 
 // Buffers placed side by side in one block keep their own data.

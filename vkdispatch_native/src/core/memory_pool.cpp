@@ -47,6 +47,15 @@ size_t MemoryPool::blockCount() const {
 
 UniqueMemory MemoryPool::allocateMemory(VkDeviceSize size, uint32_t type_index,
                                         void** mapped) const {
+    // Asking Vulkan for more than the heap holds is invalid usage, not an allocation failure.
+    const VkDeviceSize heap =
+        m_properties.memoryHeaps[m_properties.memoryTypes[type_index].heapIndex].size;
+    if (size > heap)
+        throw OutOfMemoryError(VK_ERROR_OUT_OF_DEVICE_MEMORY,
+                               "allocating " + std::to_string(size) +
+                                   " bytes of device memory (its memory heap holds " +
+                                   std::to_string(heap) + " bytes)",
+                               __FILE__, __LINE__);
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     alloc.allocationSize = size;
     alloc.memoryTypeIndex = type_index;
