@@ -96,19 +96,18 @@ def _kernel(buffer: Buffer, op: str, word: str, replicas_bound: int) -> ComputeP
     """A kernel folding its bindings 0, 1, ... in order with ``op`` and storing the result into
     every one of them."""
     expression = _COMPLEX_PRODUCT if word == "vec2" else _GLSL_OPS[op]
-    count = replicas_bound
 
     def source() -> str:
         return _KERNEL.format(
             local_size=LOCAL_SIZE, word=word, expression=expression,
             declarations="\n".join(f"layout(set = 0, binding = {k}) buffer R{k} "
-                                   f"{{ {word} r{k}[]; }};" for k in range(count)),
+                                   f"{{ {word} r{k}[]; }};" for k in range(replicas_bound)),
             folds="\n".join(f"        result = combine(result, r{k}[i]);"
-                            for k in range(1, count)),
-            stores="\n".join(f"        r{k}[i] = result;" for k in range(count)))
+                            for k in range(1, replicas_bound)),
+            stores="\n".join(f"        r{k}[i] = result;" for k in range(replicas_bound)))
 
-    return context_plan(buffer.context, f"vd_all_reduce_{op}_{word}_{count}", source,
-                        [1] * count, 4)
+    return context_plan(buffer.context, f"vd_all_reduce_{op}_{word}_{replicas_bound}", source,
+                        [1] * replicas_bound, 4)
 
 
 _scratch_lock = threading.Lock()

@@ -107,9 +107,6 @@ class ReduceFunction:
         self.stage1 = make_reduction_stage(self.reduction, self.out_type, size, False,
                                            self.map_func, self.input_types)
         self.stage2 = make_reduction_stage(self.reduction, self.out_type, size, True)
-        self.single_pass = make_reduction_stage(self.reduction, self.out_type, size, False,
-                                                self.map_func, self.input_types,
-                                                single_pass=True)
 
     def get_src(self, line_numbers=None) -> list:
         self.make_stages()
@@ -149,14 +146,23 @@ class ReduceFunction:
             return out
         first = ReductionParams(0, size, 1, size, 0, batches, 1, groups, 0)
         if groups <= SINGLE_PASS_GROUPS:
-            self.single_pass(out, _counter_of(out, batches), *args, first,
-                             exec_size=(groups * group, batches), graph=graph)
+            self._single_pass()(out, _counter_of(out, batches), *args, first,
+                                exec_size=(groups * group, batches), graph=graph)
             return out
         second = ReductionParams(batches, groups, 1, groups, 0, 0, 1, 1, 0)
         self.stage1(out, *args, first, exec_size=(groups * group, batches), graph=graph)
         fold_size, fold = self._fold(groups, context)
         fold(out, second, exec_size=(fold_size, batches), graph=graph)
         return out
+
+    def _single_pass(self):
+        """Stage 1 with stage 2's fold in its last group, traced on first use (like the folds
+        below): a reduction that never needs it does not pay for tracing it."""
+        if self.single_pass is None:
+            self.single_pass = make_reduction_stage(self.reduction, self.out_type,
+                                                    self.group_size, False, self.map_func,
+                                                    self.input_types, single_pass=True)
+        return self.single_pass
 
     def _fold(self, partials: int, context):
         """The second stage for ``partials`` values: a group just big enough (at least a

@@ -19,6 +19,10 @@ int chooseMemoryType(const std::vector<uint32_t>& type_flags, uint32_t allowed_b
 int chooseMemoryType(const Device& device, uint32_t allowed_bits, uint32_t required,
                      uint32_t preferred);
 
+/// Sets `info`'s sharing for a buffer the queues of `families` use: concurrent over them when
+/// there are several (no ownership transfers), else exclusive to the one family that uses it.
+void shareAmong(VkBufferCreateInfo& info, const std::vector<uint32_t>& families);
+
 /// A VkBuffer bound to memory from its device's pool (memory.mapped() is its host address when
 /// that memory is host-visible). Queues of every family in `shared_by` may use it without
 /// ownership transfers (concurrent sharing) when it names more than one; otherwise it belongs

@@ -36,6 +36,15 @@ int chooseMemoryType(const Device& device, uint32_t allowed_bits, uint32_t requi
     return chooseMemoryType(flags, allowed_bits, required, preferred);
 }
 
+void shareAmong(VkBufferCreateInfo& info, const std::vector<uint32_t>& families) {
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    if (families.size() > 1) {
+        info.sharingMode = VK_SHARING_MODE_CONCURRENT;
+        info.queueFamilyIndexCount = static_cast<uint32_t>(families.size());
+        info.pQueueFamilyIndices = families.data();
+    }
+}
+
 BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags usage,
                               uint32_t required, uint32_t preferred,
                               const std::vector<uint32_t>& shared_by) {
@@ -44,12 +53,7 @@ BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags 
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = size;
     info.usage = usage;
-    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    if (shared_by.size() > 1) {
-        info.sharingMode = VK_SHARING_MODE_CONCURRENT;
-        info.queueFamilyIndexCount = static_cast<uint32_t>(shared_by.size());
-        info.pQueueFamilyIndices = shared_by.data();
-    }
+    shareAmong(info, shared_by);
     VkBuffer buffer;
     VK_CHECK(vkCreateBuffer(handle, &info, nullptr, &buffer),
              "creating a buffer of " + std::to_string(size) + " bytes");

@@ -58,11 +58,7 @@ SharedHostMemory::View SharedHostMemory::import(Device& device) {
     info.pNext = &external;
     info.size = m_size;
     info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    // Queues of any of the device's families copy through it, one at a time.
-    const std::vector<uint32_t>& families = device.queueFamilies();
-    info.sharingMode = families.size() > 1 ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE;
-    info.queueFamilyIndexCount = families.size() > 1 ? static_cast<uint32_t>(families.size()) : 0;
-    info.pQueueFamilyIndices = families.data();
+    shareAmong(info, device.queueFamilies());  // queues of any family copy through it
     VkBuffer buffer;
     VK_CHECK(vkCreateBuffer(handle, &info, nullptr, &buffer),
              "creating a buffer over imported host memory");
