@@ -154,6 +154,12 @@ def check_length(n: int) -> None:
                 f"length)")
 
 
+def _divisors(n: int) -> list[int]:
+    """The divisors of ``n`` in increasing order."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return small + [n // d for d in reversed(small) if d * d != n]
+
+
 def _stages_for(n: int, radices: list[list[int]], threads: int) -> tuple[FFTStage, ...]:
     stages, stride = [], 1
     for primes in radices:
@@ -221,21 +227,27 @@ class FFTConfig:
         return max(1, min(axis_limit, self.limits.max_workgroup_invocations))
 
     def _choose_threads(self, radices: list[list[int]]) -> int:
-        """The fewest threads per line keeping every stage within the register budget."""
+        """The fewest threads per line keeping every stage within the register budget,
+        preferring a count that splits every stage evenly (no guarded remainder).
+
+        A stage of radix ``r`` and ``b`` butterflies holds ``r ceil(b / t)`` registers on
+        ``t`` threads, which shrinks as ``t`` grows: the counts that fit are every ``t`` from
+        the largest ``ceil(b / (budget // r))`` up to the device limit, and the even ones
+        among them divide every stage's ``b``. Computed directly: the planner runs on every
+        uncached plan, and trying each ``t`` cost milliseconds per plan."""
         if not radices:
             return 1
         budget = max(self.max_register_count, max(math.prod(g) for g in radices))
         limit = self.thread_limit()
-        fitting = [t for t in range(1, limit + 1)
-                   if max(s.registers_used for s in _stages_for(self.N, radices, t)) <= budget]
-        # Prefer thread counts that split every stage evenly (no guarded remainder).
-        even = [t for t in fitting
-                if not any(s.has_remainder() for s in _stages_for(self.N, radices, t))]
-        if even or fitting:
-            return (even or fitting)[0]
-        raise InvalidArgumentError(
-            f"Unable to build an FFT plan for size {self.N}: it needs more than {limit} "
-            f"threads per line (the device's workgroup limit along this axis)")
+        butterflies = [self.N // math.prod(g) for g in radices]
+        fewest = max(-(-b // (budget // math.prod(g))) for b, g in zip(butterflies, radices))
+        if fewest > limit:
+            raise InvalidArgumentError(
+                f"Unable to build an FFT plan for size {self.N}: it needs more than {limit} "
+                f"threads per line (the device's workgroup limit along this axis)")
+        common = math.gcd(*butterflies)
+        even = [t for t in _divisors(common) if fewest <= t <= limit]
+        return even[0] if even else fewest
 
     def _fit_shared_memory(self) -> None:
         """Chooses how a line sits in shared memory: complex values, or (``exchange_split``)

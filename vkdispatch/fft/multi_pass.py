@@ -58,17 +58,24 @@ def split_length(n: int, compute_type, limits: DeviceLimits) -> Tuple[int, int]:
 
 
 def _transposing_writer(n1: int, n2: int, inner: int, sign: int, scratch_type):
-    """Pass A's output hook: twiddle by ``W_N^(n1 k2)``, store at ``n1 N2 + k2``."""
-    n = n1 * n2
+    """Pass A's output hook: twiddle by ``W_N^(n1 k2)``, store at ``n1 N2 + k2``.
+
+    Pass A writes its lines in natural order at ``io_index = (outer N2 + k2) N1 inner +
+    column``. ``k2`` is the op's ``fft_index`` only where pass A is one pass of length
+    ``N2``: a pass A that is itself split hands this hook the ops of its own last pass,
+    whose ``fft_index`` is a position in a shorter line, so ``k2`` comes from the index.
+    """
+    n, width = n1 * n2, n1 * inner
 
     def write(scratch):
         op = write_op()
-        column = op.io_index % (n1 * inner)
+        column = op.io_index % width
+        k2 = op.fft_index if op.fft_size == n2 else (op.io_index // width) % n2
         first = column // inner if inner > 1 else column
         outer = op.io_index // (n * inner)
-        twiddle = runtime_twiddle(op.register.var_type, first * op.fft_index, 1, n, sign)
+        twiddle = runtime_twiddle(op.register.var_type, first * k2, 1, n, sign)
         value = vc.mult_complex(op.register, twiddle)
-        target = outer * (n * inner) + (first * n2 + op.fft_index) * inner
+        target = outer * (n * inner) + (first * n2 + k2) * inner
         if inner > 1:
             target = target + column % inner
         scratch[target] = value if scratch.var_type is value.var_type \
