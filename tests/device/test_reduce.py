@@ -20,7 +20,7 @@ import pytest
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
-from vkdispatch.reduce import reduce_function
+from vkdispatch.reduce import geometry, reduce_function
 from vkdispatch.reduce.reduce_function import _default_group_size
 from vkdispatch.codegen.abbreviations import Buff, c64, f16, f32, f64, i32, i64, u32, v2
 
@@ -35,10 +35,27 @@ def passes(request, monkeypatch):
     if request.param == "two dispatches":
         monkeypatch.setattr(reduce_function, "SINGLE_PASS_GROUPS", 0)
     return request.param
+
+
 C = 4
+
+
 def default_group() -> int:
     """The group size reductions use by default on this device (what the bounds assume)."""
     return _default_group_size(vd.get_context())
+
+
+def subgroup_size() -> int:
+    """The device's subgroup size, of which group sizes must be a multiple (1 without
+    subgroups)."""
+    context = vd.get_context()
+    return context.subgroup_size if context.subgroup_enabled else 1
+
+
+def group_size_of(spec) -> int:
+    """A group size valid on every device: "subgroup" and "2 subgroups" follow the device."""
+    return {"subgroup": subgroup_size(), "2 subgroups": 2 * subgroup_size()}.get(spec, spec)
+
 
 SIZES = [1, 2, 3, 31, 32, 33, 97, 1000, 1023, 1024, 1025, 4096, 65521, 2**17, 1_048_573]
 
@@ -336,12 +353,23 @@ def test_complex_sum_batched(context, rng, passes):
     assert_sum_close(actual.imag, x.imag, axis=1)
 
 
-def test_batch_count_over_device_limit_rejected(context):
-    """Batches map to workgroup y, so more than max_workgroup_count[1] is a ValueError."""
-    limit = vd.get_context().max_workgroup_count[1]
-    s = batched_sum([1])
-    with pytest.raises(ValueError, match="exceeds"):
-        s(vd.Buffer((limit + 1, 2), f32))
+@pytest.mark.parametrize("extra_rows", [2, "a second layer and 3"])
+@pytest.mark.parametrize("size", ["one group", "two groups"])
+def test_more_batches_than_workgroup_rows_match_numpy(context, rng, extra_rows, size):
+    """Batches beyond max_workgroup_count[1] failed with an error about exec_size, which the
+    user never gave; they spread over workgroup z and a second dispatch (one group per batch,
+    or partials folded by a second stage)."""
+    limit = context.max_workgroup_count[1]
+    batches = limit + 2 if extra_rows == 2 else 2 * limit + 3
+    group = subgroup_size()
+    length = 3 if size == "one group" else 4 * group + 5
+
+    @vd.reduce.map_reduce(vd.reduce.SubgroupAdd, axes=[1], group_size=group)
+    def s(x: Buff[i32]) -> i32:
+        return x[vd.reduce.mapped_io_index()]
+
+    x = rng.integers(-1000, 1000, (batches, length), dtype=np.int32)
+    np.testing.assert_array_equal(result(s(vd.asbuffer(x)), batches), x.sum(axis=1))
 
 
 # -- mapped reductions ------------------------------------------------------------------------
@@ -432,11 +460,20 @@ def test_batched_int_max(context, rng):
 
 
 @pytest.mark.parametrize("shape,axes", [((10, 3000), [0]), ((4, 5, 6), [0, 1]),
-                                        ((4, 5, 6), [1]), ((4, 5, 6), [-2])])
+                                        ((4, 5, 6), [1]), ((4, 5, 6), [-2]),
+                                        ((4, 8, 2), [0, 2]), ((4, 5, 6), [-3, -1])])
 def test_non_trailing_axes_rejected(context, shape, axes):
     x = vd.Buffer(shape, f32)
     with pytest.raises(ValueError, match="contiguous"):
         batched_sum(axes)(x)
+
+
+def test_axes_with_a_gap_rejected_and_the_context_stays_usable(context, rng):
+    """axes=[0, 2] of a (4, 8, 2) buffer summed all 64 elements, axis 1 included."""
+    x = (rng.standard_normal((4, 8, 2)) * 100).astype(np.float32)
+    with pytest.raises(ValueError, match=r"axes.*\[1, 2\].*got axes \[0, 2\]"):
+        batched_sum([0, 2])(vd.asbuffer(x))
+    assert_sum_close(result(batched_sum([1, 2])(vd.asbuffer(x)), 4), x.reshape(4, -1), axis=1)
 
 
 @pytest.mark.parametrize("axes", [[2], [-3], [5]])
@@ -538,10 +575,11 @@ def test_get_src_and_print_src(context, capsys):
     assert str(sources[0]) in printed and str(sources[1]) in printed
 
 
-@pytest.mark.parametrize("group_size", [1, 2, 4, 8, 64, 256, 1024])
+@pytest.mark.parametrize("group_size", ["subgroup", "2 subgroups", 64, 256, 1024])
 @pytest.mark.parametrize("name", ["add", "max"])
 def test_group_sizes_agree(context, rng, group_size, name, passes):
     op = OPS[name][0]
+    group_size = group_size_of(group_size)
 
     @vd.reduce.map_reduce(op, axes=[1], group_size=group_size)
     def f(x: Buff[f32]) -> f32:
@@ -555,9 +593,9 @@ def test_group_sizes_agree(context, rng, group_size, name, passes):
         np.testing.assert_array_equal(actual, x.max(axis=1))
 
 
-@pytest.mark.parametrize("group_size", [8, 64, 256])
+@pytest.mark.parametrize("group_size", ["subgroup", 64, 256])
 def test_group_sizes_custom_combine(context, rng, group_size):
-    @vd.reduce.reduce(0, group_size=group_size)
+    @vd.reduce.reduce(0, group_size=group_size_of(group_size))
     def total(a: i32, b: i32) -> i32:
         return a + b
 
@@ -570,6 +608,48 @@ def test_non_power_of_two_group_size_rejected(context, group_size):
     s = batched_sum(None, group_size=group_size)
     with pytest.raises(ValueError):
         s(vd.Buffer((100,), f32))
+
+
+def test_group_size_below_the_subgroup_size_rejected_naming_both(context, rng):
+    """group_size=4 ran on lavapipe, whose subgroups have 8 invocations: the docs (and
+    0.1.0) require a multiple of the subgroup size."""
+    subgroup = subgroup_size()
+    if subgroup == 1:
+        pytest.skip("the device has no subgroups: every power of two is a multiple")
+    s = batched_sum(None, group_size=subgroup // 2)
+    with pytest.raises(ValueError, match=rf"group_size.*subgroup size, {subgroup}; got "
+                                         rf"group_size={subgroup // 2}"):
+        s(vd.Buffer((100,), f32))
+    x = (rng.standard_normal(1000) * 100).astype(np.float32)
+    assert_sum_close(result(batched_sum(None, group_size=subgroup)(vd.asbuffer(x))), x,
+                     group=subgroup)
+
+
+def test_sum_of_2_24_elements_in_groups_of_one_subgroup_is_exact(context, rng):
+    """lavapipe leaves a shader's loops after 65535 iterations: with group_size=8 each
+    invocation looped 65536 times over 2^24 elements and the sum of ones came out 16777024.
+    Integers wrap modulo 2^32, so the sum is exact whatever the order."""
+    @vd.reduce.map_reduce(vd.reduce.SubgroupAdd, group_size=subgroup_size())
+    def total(x: Buff[i32]) -> i32:
+        return x[vd.reduce.mapped_io_index()]
+
+    x = int_data(rng, 2**24, np.int32)
+    assert result(total(vd.asbuffer(x))) == np.sum(x, dtype=np.int32)
+
+
+@pytest.mark.parametrize("batches", [1, 3])
+def test_more_groups_than_the_group_size_match_numpy(context, rng, monkeypatch, batches):
+    """Where the loop bound needs more first-stage groups than the group size (2^24
+    elements in groups of 8), the output grows to hold their partials and the second stage
+    folds several per invocation; shown here on few elements with a lowered bound."""
+    monkeypatch.setattr(geometry, "MAX_INVOCATION_ELEMENTS", 5)
+    group = subgroup_size()
+    x = (rng.standard_normal((batches, 10_007)) * 100).astype(np.float32)
+    groups = geometry.first_stage_groups(x.shape[1], group)
+    assert groups > group
+    out = batched_sum([1], group_size=group)(vd.asbuffer(x))
+    assert out.size == (groups + 1) * batches
+    assert_sum_close(result(out, batches), x, axis=1, group=group)
 
 
 @pytest.mark.parametrize("identity", [1.5, "zero", None], ids=str)

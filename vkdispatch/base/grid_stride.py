@@ -1,7 +1,9 @@
 """Launch geometry of the hand-written grid-stride kernels (the copy kernel of ``vd.copy``, the
 combining kernel of ``vd.all_reduce``): each invocation loops over elements ``i``, ``i +
 stride``, ... with ``stride = gl_NumWorkGroups.x * LOCAL_SIZE``, so any count fits one launch.
-"""
+With Vulkan's least maxComputeWorkGroupCount[0] (65535) an invocation loops at most 257 times
+for counts below 2^32, far below the 65535 loop iterations after which lavapipe leaves a
+shader's loops."""
 from __future__ import annotations
 
 from vkdispatch.base.context import Context

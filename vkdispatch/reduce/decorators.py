@@ -26,7 +26,8 @@ def _loader(out_type) -> MappingFunction:
 
 def reduce(identity, axes=None, group_size=None, mapping_function=None):  # noqa: A001
     """Decorates ``combine(a: T, b: T) -> T`` into a :class:`ReduceFunction` over buffers of
-    T (or over what ``mapping_function`` returns, which must be T)."""
+    T (or over what ``mapping_function`` returns, which must be T). ``axes`` and
+    ``group_size`` as in :func:`map_reduce`."""
     def decorate(function: Callable) -> ReduceFunction:
         signature = inspect.signature(function, eval_str=True)
         if signature.return_annotation is inspect.Signature.empty:
@@ -46,7 +47,17 @@ def reduce(identity, axes=None, group_size=None, mapping_function=None):  # noqa
 def map_reduce(reduction: ReduceOp, axes=None, group_size=None):
     """Decorates a mapping function (annotated arguments, ``mapped_io_index()`` for the
     element, annotated return type) into a :class:`ReduceFunction` reducing its values with
-    ``reduction``."""
+    ``reduction``.
+
+    Args:
+        reduction: the operation, e.g. ``vd.reduce.SubgroupAdd``.
+        axes: None (every element into one value) or a trailing block of the first
+            argument's axes without gaps (``[2]``, ``[1, 2]`` or ``[0, 1, 2]`` of a 3-D
+            input, negative numbers allowed); the axes before it are batches, of any number.
+        group_size: the workgroup size, a power of two and a multiple of the device's
+            subgroup size (``vd.get_context().subgroup_size``); None picks one for the device.
+
+    A bad ``axes`` or ``group_size`` raises ``ValueError`` at the first call."""
     if not isinstance(reduction, ReduceOp):
         raise InvalidArgumentError(f"map_reduce needs a vd.reduce.ReduceOp (e.g. "
                                    f"vd.reduce.SubgroupAdd), got {reduction!r}")

@@ -7,8 +7,11 @@ most G x 4 elements per batch takes stage 1 alone, its one group storing the res
 SINGLE_PASS_GROUPS partials per batch are folded in the same dispatch instead, by the last
 group of the batch to finish (the single-pass stage, see
 :func:`vkdispatch.reduce.stage.make_reduction_stage`; it counts finished groups in a small
-counter buffer kept with the output). The output buffer holds the results first (flat
-positions ``[0, batches)``) and the partials after them.
+counter buffer kept with the output). Stage 1 runs more than G groups where an invocation
+would otherwise loop longer than drivers allow (see :mod:`vkdispatch.reduce.geometry`), and
+batches beyond the device's workgroup count along y spread over z and further dispatches.
+The output buffer holds the results first (flat positions ``[0, batches)``) and the partials
+after them.
 """
 from __future__ import annotations
 
@@ -23,34 +26,13 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import get_context
 from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.errors import InvalidArgumentError, InvalidShaderArgumentError, InvalidTypeError
+from vkdispatch.reduce.geometry import (batch_blocks, first_stage_groups, partial_slots,
+                                        reduction_geometry)
 from vkdispatch.reduce.operations import ReduceOp
-from vkdispatch.reduce.stage import UNROLL, ReductionParams, make_reduction_stage
+from vkdispatch.reduce.stage import ReductionParams, make_reduction_stage
 from vkdispatch.shader.mapping import MappingFunction
 
-__all__ = ["ReduceFunction", "reduction_geometry"]
-
-
-def reduction_geometry(shape: tuple, axes: Optional[List[int]]) -> tuple[int, int]:
-    """``(batches, elements per batch)``: the reduced axes must be a trailing block; the
-    axes before the first reduced one are batches."""
-    shape = tuple(int(d) for d in shape)
-    if axes is None:
-        return 1, math.prod(shape)
-    if isinstance(axes, int):
-        axes = [axes]
-    ndim = len(shape)
-    valid = all(isinstance(a, int) and not isinstance(a, bool) and -ndim <= a < ndim
-                for a in axes)
-    normalized = sorted({a % ndim for a in axes}) if valid else [None]
-    if not normalized or None in normalized:
-        raise InvalidArgumentError(f"axes must be axis numbers of a {ndim}-D input (shape "
-                                   f"{shape}), got {axes!r}")
-    if normalized[-1] != ndim - 1:
-        raise InvalidArgumentError(f"Reduction axes must be contiguous! The reduced axes must "
-                                   f"end with the last axis ({ndim - 1}) of shape {shape}; "
-                                   f"got axes {axes!r}")
-    first = normalized[0]
-    return math.prod(shape[:first]), math.prod(shape[first:])
+__all__ = ["ReduceFunction"]
 
 
 # The most partials per batch folded in the first dispatch by its last group (the single pass)
@@ -101,9 +83,10 @@ class ReduceFunction:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1 or size & (size - 1):
             raise InvalidArgumentError(f"group_size must be a power of two, got {size!r}")
         subgroup = context.subgroup_size if context.subgroup_enabled else 1
-        if size % subgroup and size > subgroup:
+        if size % subgroup:
             raise InvalidArgumentError(f"Group size must be a multiple of the sub-group size! "
-                                       f"(group_size={size}, subgroup size {subgroup})")
+                                       f"group_size must be a multiple of the device's "
+                                       f"subgroup size, {subgroup}; got group_size={size}")
         self.stage1 = make_reduction_stage(self.reduction, self.out_type, size, False,
                                            self.map_func, self.input_types)
         self.stage2 = make_reduction_stage(self.reduction, self.out_type, size, True)
@@ -134,25 +117,33 @@ class ReduceFunction:
             raise InvalidArgumentError("cannot reduce an empty input")
         group = self.group_size
         # The output keeps 0.1.0's shape (one partial slot per group of G elements, at most
-        # G); the first stage runs fewer groups, so each invocation has the unrolled loop's
-        # elements (H100, 2^20 floats: one per invocation took 10.3 us, four 6.2).
+        # G, unless the loop bound needs more groups); the first stage runs fewer groups, so
+        # each invocation has the unrolled loop's elements (H100, 2^20 floats: one per
+        # invocation took 10.3 us, four 6.2).
         # The input's context, which the graph's must be: not the current one, which may differ.
         context = args[0].context if isinstance(args[0], Buffer) else get_context()
-        out = self._output(out, min(-(-size // group), group), batches, context)
-        groups = min(-(-size // (group * UNROLL)), group)
+        out = self._output(out, partial_slots(size, group), batches, context)
+        groups = first_stage_groups(size, group)
+        blocks = batch_blocks(batches, *context.max_workgroup_count[1:])
         if groups == 1:  # one group per batch holds it all: its value is the result
-            first = ReductionParams(0, size, 1, size, 0, 0, 1, 1, 0)
-            self.stage1(out, *args, first, exec_size=(group, batches), graph=graph)
+            for first, rows, layers in blocks:
+                self.stage1(out, *args, _params(first * size, size, first, 1, rows),
+                            exec_size=(group, rows, layers), graph=graph)
             return out
-        first = ReductionParams(0, size, 1, size, 0, batches, 1, groups, 0)
-        if groups <= SINGLE_PASS_GROUPS:
-            self._single_pass()(out, _counter_of(out, batches), *args, first,
+        if len(blocks) == 1 and groups <= min(SINGLE_PASS_GROUPS, group):
+            # one group folds the partials, one per invocation; it finds its batch's counter
+            # and result at workgroup y, so all batches must be one dispatch's rows
+            self._single_pass()(out, _counter_of(out, batches), *args,
+                                _params(0, size, batches, groups, batches),
                                 exec_size=(groups * group, batches), graph=graph)
             return out
-        second = ReductionParams(batches, groups, 1, groups, 0, 0, 1, 1, 0)
-        self.stage1(out, *args, first, exec_size=(groups * group, batches), graph=graph)
         fold_size, fold = self._fold(groups, context)
-        fold(out, second, exec_size=(fold_size, batches), graph=graph)
+        for first, rows, layers in blocks:
+            partials = batches + first * groups
+            self.stage1(out, *args, _params(first * size, size, partials, groups, rows),
+                        exec_size=(groups * group, rows, layers), graph=graph)
+            fold(out, _params(partials, groups, first, 1, rows),
+                 exec_size=(fold_size, rows, layers), graph=graph)
         return out
 
     def _single_pass(self):
@@ -190,6 +181,15 @@ class ReduceFunction:
             raise InvalidArgumentError(f"out holds {out.size} elements; this reduction needs "
                                        f"{math.prod(shape)} (results and partials, {shape})")
         return out
+
+
+def _params(input_offset: int, size: int, output_offset: int, output_batch_stride: int,
+            rows: int) -> ReductionParams:
+    """A stage's params for batches ``y + z * rows`` of ``size`` contiguous elements from
+    ``input_offset``, each storing its groups' values ``output_batch_stride`` apart from
+    ``output_offset``."""
+    return ReductionParams(input_offset, size, 1, size, rows * size, output_offset, 1,
+                           output_batch_stride, rows * output_batch_stride)
 
 
 _counter_lock = threading.Lock()

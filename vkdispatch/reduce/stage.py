@@ -5,8 +5,9 @@ function in the first stage, read from the output buffer's partials in the secon
 register started at the identity; the group then combines its registers in a shared-memory
 tree (a barrier per halving) down to one subgroup, which finishes with the subgroup collective
 when the operation has one and the device supports it, else with more halvings. Invocation 0
-stores the group's value. Float sums stay accurate: each invocation adds a few hundred
-elements at most and the rest is a balanced tree.
+stores the group's value. The invocation's two loops are the shader's only loops (the caller
+bounds their iterations, see :mod:`vkdispatch.reduce.geometry`). Float sums stay accurate:
+each invocation adds a few hundred elements on GPUs and the rest is a balanced tree.
 """
 from __future__ import annotations
 
