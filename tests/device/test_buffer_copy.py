@@ -190,6 +190,23 @@ def test_copy_dtype_mismatch_and_overlap_raise(context, rng):
         vd.copy(floats, floats, dst_offset=4, src_offset=0, count=8)
 
 
+@pytest.mark.parametrize("closed_end", ["dst", "src"])
+def test_copy_with_a_buffer_of_a_closed_context_says_so_naming_it(context, rng, closed_end):
+    """It used to say the buffers "must be buffers of the graph's context"."""
+    other = vd.create_context(device_ids=context.device_ids)
+    with other:
+        stale = vd.Buffer(64, vd.float32)
+    other.close()
+    live = vd.asbuffer(random_floats(rng, 64))
+    ends = {"dst": live, "src": live, closed_end: stale}
+    with pytest.raises(vd.errors.InvalidStateError,
+                       match=rf"^{closed_end} belongs to a context that was closed"):
+        vd.copy(ends["dst"], ends["src"])
+    dst = vd.Buffer(64, vd.float32)
+    vd.copy(dst, live)  # the global context stays usable
+    np.testing.assert_array_equal(dst.read(0), live.read(0))
+
+
 def test_copy_of_a_destroyed_buffer_in_a_graph_raises_at_submit(context, rng):
     src, dst = vd.asbuffer(random_floats(rng, 16)), vd.asbuffer(random_floats(rng, 16))
     graph = vd.CommandGraph()
@@ -231,7 +248,8 @@ def test_copy_between_contexts_raises_naming_the_buffers(context, rng):
             foreign = vd.asbuffer(random_floats(rng, 16))
         local = vd.asbuffer(random_floats(rng, 16))
         before = local.read(0)
-        with pytest.raises(ValueError, match="dst and src must be buffers of the graph's"):
+        with pytest.raises(ValueError, match=r"^src is a buffer of Context #\d+.*, but the "
+                                             r"graph records for Context #"):
             vd.copy(local, foreign)
         np.testing.assert_array_equal(local.read(0), before)
     finally:

@@ -79,6 +79,45 @@ def test_record_rejects_non_commands_and_destroyed_or_foreign_handles(context, r
     assert commands._native.command_count == 0  # nothing half-recorded
 
 
+@pytest.mark.parametrize("make, error, message", [
+    (lambda b: cmd.BufferFill(b, 2**40, 64), ValueError,
+     r"^BufferFill: value must be a 32-bit word in \[0, 4294967295\], got 1099511627776"),
+    (lambda b: cmd.BufferFill(b, -1, 64), ValueError,
+     r"got -1; the word of a negative int32 v is v & 0xFFFFFFFF$"),
+    (lambda b: cmd.BufferFill(b, 1.5, 64), TypeError,
+     r"^BufferFill: value must be an int \(the 32-bit word written\), got 1\.5 \(float\)"),
+    (lambda b: cmd.BufferFill(b, True, 64), TypeError, r"value must be an int .*got True"),
+    (lambda b: cmd.BufferFill(b, 1, -4), ValueError,
+     r"^BufferFill: size must be a byte count in \[0, 2\*\*64 - 1\], got -4$"),
+    (lambda b: cmd.BufferFill(b, 1, 8.0), TypeError,
+     r"^BufferFill: size must be an int \(bytes\), got 8\.0 \(float\)$"),
+    (lambda b: cmd.BufferFill(np.zeros(4), 1, 16), TypeError,
+     r"^BufferFill: buffer must be a vd\.Buffer, got ndarray$"),
+    (lambda b: cmd.BufferCopy(b, b, 16, src_offset=-16), ValueError,
+     r"^BufferCopy: src_offset must be a byte count"),
+    (lambda b: cmd.BufferUpdate(b, "abcd"), TypeError, r"^BufferUpdate: data must be bytes"),
+    (lambda b: cmd.BufferUpdate(b, b"abcd", offset=2**64), ValueError,
+     r"^BufferUpdate: offset must be a byte count"),
+], ids=["fill-2**40", "fill-negative", "fill-float", "fill-bool", "size-negative", "size-float",
+        "not-a-buffer", "copy-offset", "update-str", "update-offset"])
+def test_commands_with_bad_fields_raise_when_made_naming_the_field(context, rng, make, error,
+                                                                  message):
+    """These used to raise Cython's bare OverflowError/TypeError when recorded, or truncate a
+    float value silently."""
+    buffer = vd.asbuffer(random_words(rng, 16))
+    with pytest.raises(error, match=message) as info:
+        make(buffer)
+    assert isinstance(info.value, errors.VkDispatchError)
+    word = int(rng.integers(2**31, 2**32))  # the top bit set: read back as a negative int32
+    ints, update = vd.Buffer(16, vd.int32), random_words(rng, 4)
+    commands = CommandList()
+    commands.record(cmd.BufferFill(ints, np.uint32(word), 64, offset=0))
+    commands.record(cmd.BufferUpdate(buffer, update, offset=8))  # any object exposing bytes
+    commands.submit(instance_count=1)
+    np.testing.assert_array_equal(ints.read(0), np.full(16, word, np.uint32).view(np.int32))
+    np.testing.assert_array_equal(buffer.read(0)[2:6], update)
+
+
 def test_one_command_list_submitted_from_eight_threads_counts_exactly(context, rng):
     # Issue 9's defect: instance counts varying per call made concurrent submissions re-record
     # the kept command buffer under each other (wrong totals, crashes).

@@ -3,6 +3,7 @@ what was wrong, and leaves the context usable (a fresh dispatch still computes t
 answer afterwards)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.base.compute_plan import ComputePlan
-from vkdispatch.codegen.abbreviations import Buff, Const, Var, f32, i32
+from vkdispatch.codegen.abbreviations import Buff, Const, Var, f32, i32, u32
 
 N = 700
 
@@ -306,6 +307,78 @@ def test_none_for_a_value_parameter_raises_naming_it(context, rng, healthy, copy
     args[position] = None
     with pytest.raises(ValueError, match="'{}' .* is None".format("kv"[position - 2])):
         copy_shader(*args)
+    healthy(rng)
+
+
+@dataclasses.dataclass
+class Affine:
+    scale: f32
+    shift: f32
+
+
+@vd.shader("out.size", local_size=(64, 1, 1))
+def affine(out: Buff[f32], src: Buff[f32], p: Affine):
+    i = vc.global_invocation_id().x
+    out[i] = src[i] * p.scale + p.shift
+
+
+@pytest.mark.parametrize("field", ["scale", "shift"])
+def test_none_in_a_dataclass_field_raises_naming_the_field(context, rng, healthy, field):
+    """It used to be packed as 0, like a Const given None before that was refused."""
+    out, src = _buffers(rng)
+    before = out.read(0)
+    values = {"scale": 2.0, "shift": 1.0, field: None}
+    with pytest.raises(ValueError, match=rf"^argument 'p\.{field}' of shader 'affine' is None"):
+        affine(out, src, Affine(**values))
+    np.testing.assert_array_equal(out.read(0), before)  # nothing ran
+    scale, shift = (float(v) for v in rng.uniform(-4, 4, 2))
+    affine(out, src, Affine(scale, shift))
+    np.testing.assert_allclose(out.read(0), src.read(0) * np.float32(scale) + np.float32(shift),
+                               rtol=1e-6, atol=1e-6)
+    healthy(rng)
+
+
+def test_workgroups_and_exec_size_in_one_call_raise_like_the_decorator(context, rng, healthy,
+                                                                       copy_shader):
+    """exec_size used to win silently; either alone still replaces the decorator's size."""
+    out, src = _buffers(rng)
+    before = out.read(0)
+    with pytest.raises(ValueError, match=r"^Cannot specify both 'workgroups' and 'exec_size' "
+                                         r"in one call \(got workgroups=2, exec_size=100\)"):
+        copy_shader(out, src, 2.0, 1.0, workgroups=2, exec_size=100)
+    np.testing.assert_array_equal(out.read(0), before)  # nothing ran
+    expected = before.copy()
+    count = int(rng.integers(1, N // 2))
+    copy_shader(out, src, 2.0, 1.0, exec_size=count)
+    expected[:count] = src.read(0)[:count] * 2 + 1
+    np.testing.assert_allclose(out.read(0), expected, rtol=1e-6)
+    copy_shader(out, src, 3.0, 0.5, workgroups=2)  # 2 groups of 64 invocations
+    expected[:128] = src.read(0)[:128] * 3 + 0.5
+    np.testing.assert_allclose(out.read(0), expected, rtol=1e-6)
+    healthy(rng)
+
+
+def test_casts_of_literals_at_the_edges_give_numpys_conversions(context, rng, healthy):
+    """Ints of the other signedness of the same width convert bit for bit, as numpy's astype
+    does (out-of-range literals raise while tracing: tests/unit/test_codegen_errors.py)."""
+    ints = [int(v) for v in rng.integers(-2**31, 0, 3)] + \
+        [int(v) for v in rng.integers(2**31, 2**32, 3)] + [-1, -2**31, 2**32 - 1]
+    floats = [float(v) for v in rng.uniform(-1e6, 1e6, 3)]
+
+    @vd.shader(exec_size=1, local_size=(1, 1, 1))
+    def edges(as_uint: Buff[u32], as_int: Buff[i32]):
+        for k, value in enumerate(ints):
+            as_uint[k] = vc.to_uint(value)
+            as_int[k] = vc.to_int(value)
+        for k, value in enumerate(floats, len(ints)):
+            as_int[k] = vc.to_int(value)
+
+    as_uint, as_int = vd.Buffer((len(ints),), vd.uint32), vd.Buffer((len(ints + floats),), vd.int32)
+    edges(as_uint, as_int)
+    np.testing.assert_array_equal(as_uint.read(0), np.array(ints, np.int64).astype(np.uint32))
+    expected = np.concatenate([np.array(ints, np.int64).astype(np.int32),
+                               np.trunc(np.array(floats, np.float32)).astype(np.int32)])
+    np.testing.assert_array_equal(as_int.read(0), expected)
     healthy(rng)
 
 

@@ -224,6 +224,60 @@ def test_power_of_complex_values_raises():
     raises(TypeError, "'\\*\\*' is element-wise", lambda z: z ** 2, Const[c64])
 
 
+# -- literals GLSL cannot hold ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, match", [
+    (lambda: vc.to_uint(-2**31 - 1), r"uint32\(-2147483649\).* range \[0, 4294967295\]"),
+    (lambda: vc.to_uint(2**32), r"uint32\(4294967296\).* range \[0, 4294967295\]"),
+    (lambda: vc.to_int(2**32), r"int32\(4294967296\).* range \[-2147483648, 2147483647\]"),
+    (lambda: vc.to_int16(70000), r"int16\(70000\).* range \[-32768, 32767\]"),
+    (lambda: vc.to_uint64(2**64), r"uint64\(18446744073709551616\).* range \[0, "),
+    (lambda: vc.to_int64(-2**63 - 1), r"int64\(-9223372036854775809\).* range"),
+    (lambda: vc.to_uvec2(1, -2**31 - 1), r"uint32\(-2147483649\)"),
+    (lambda: vc.to_dtype(dt.ivec3, 2**40), r"int32\(1099511627776\)"),
+    (lambda: vc.to_uint(1e20), r"uint32\(1e\+20\).* truncates into \[0, 4294967295\]"),
+    (lambda: vc.to_int(-3e9), r"int32\(-3000000000\.0\).* truncates into"),
+    (lambda: vc.to_int(float("nan")), r"int32\(nan\).* finite number"),
+    (lambda: vc.to_uint(float("inf")), r"uint32\(inf\).* finite number"),
+    (lambda: vc.to_float(1e39), r"1e\+39 is out of float32's range .*3\.4028234663852886e\+38"),
+    (lambda: vc.to_float(10**400), r"10000000000000000000\.\.\. \(401 digits\) is out of "
+                                   r"float32's range"),
+    (lambda: vc.to_float16(70000.0), r"70000\.0 is out of float16's range .*65504"),
+    (lambda: vc.to_vec2(1.0, -1e39), r"-1e\+39 is out of float32's range"),
+], ids=["uint-below", "uint-above", "int-above", "int16", "uint64", "int64", "uvec2", "ivec3",
+        "float-to-uint", "float-to-int", "nan-to-int", "inf-to-uint", "float32", "huge-int-float",
+        "float16", "vec2"])
+def test_casts_of_literals_they_cannot_hold_raise_naming_value_and_range(body, match):
+    """Each used to trace and then fail to compile (64-bit literals) or silently wrap, saturate
+    or read as infinity."""
+    error = raises(ValueError, match, lambda: body())
+    assert isinstance(error, vd.errors.InvalidArgumentError)
+
+
+@pytest.mark.parametrize("body, match", [
+    (lambda x: x + 2**64, r"integer literal 18446744073709551616 fits no shader integer type: "
+                          r"literals must lie in \[-9223372036854775808, 18446744073709551615\]"),
+    (lambda x: vc.min(x, -2**64), r"integer literal -18446744073709551616 fits no"),
+    (lambda x: vc.to_float(x) * 1e40, r"1e\+40 is out of float32's range"),
+], ids=["add", "min", "float32-product"])
+def test_literals_beyond_every_type_raise_while_tracing(body, match):
+    raises(ValueError, match, body, Const[u32])
+
+
+def test_casts_at_the_edges_of_their_ranges_trace_and_compile():
+    """The other signedness of the same width converts bit for bit (vkdispatch 0.1.0 code
+    relies on vc.to_uint(-1)); the values are checked on a device in test_shader_errors.py."""
+    def body(out):
+        return [vc.to_uint(-1), vc.to_uint(-2**31), vc.to_int(2**32 - 1), vc.to_uint16(-1),
+                vc.to_int16(65535), vc.to_int64(2**64 - 1), vc.to_uint64(-2**63),
+                vc.to_uint(4294967295.5), vc.to_int(-2147483648.9), vc.to_float(3.4028235e38),
+                vc.to_float16(-65504.0), vc.to_float64(1e300), vc.to_float(float("inf"))]
+
+    description, _ = trace(lambda out: [out.__setitem__(0, vc.to_float(v)) for v in body(out)],
+                           Buff[f32])
+    assert_compiles(description)
+
+
 # -- indexing, components, swizzles ------------------------------------------------------------
 
 def test_indexing_a_scalar_raises():

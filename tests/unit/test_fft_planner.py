@@ -270,6 +270,30 @@ def test_pad_dim_rejects_non_positive(dim):
         pad_dim(dim)
 
 
+@pytest.mark.parametrize("args, name, shown", [
+    (("a",), "dim", "'a' (str)"), ((12.0,), "dim", "12.0 (float)"), ((True,), "dim", "True"),
+    ((12, 8.0), "max_register_count", "8.0 (float)"), ((12, "16"), "max_register_count", "'16'"),
+])
+def test_pad_dim_non_int_arguments_raise_type_error_naming_them(args, name, shown):
+    """They used to raise Python's bare TypeError (or, for floats, return a length)."""
+    message = rf"^pad_dim: {name} must be an int, got {re.escape(shown)}"
+    with pytest.raises(TypeError, match=message):
+        pad_dim(*args)
+
+
+@pytest.mark.parametrize("count", [0, 1, -3])
+def test_pad_dim_max_register_count_below_two_raises(count):
+    """0 used to mean the default (16) silently."""
+    with pytest.raises(ValueError, match=rf"max_register_count must be at least 2, got {count}"):
+        pad_dim(12, count)
+
+
+def test_pad_dim_takes_numpy_ints(rng):
+    reference = smooth_numbers(4000, SUPPORTED_PRIMES)
+    for dim in rng.integers(1, 2000, 20):
+        assert pad_dim(dim, np.int64(16)) == reference[bisect.bisect_left(reference, int(dim))]
+
+
 # -- plan_radices -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("max_radix", [2, 4, 8, 11, 16])

@@ -12,9 +12,12 @@ Sizes and offsets here are in bytes; :func:`vkdispatch.copy` is the element-wise
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any, NamedTuple
 
+from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.image import Image
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["Command", "Dispatch", "BufferCopy", "BufferFill", "BufferUpdate", "ImageCopy",
            "FFTRun", "Barrier"]
@@ -35,15 +38,59 @@ class Dispatch(NamedTuple):
         native_list.record_dispatch(self.plan._native, self.descriptor_set._native, *self.blocks)
 
 
-class BufferCopy(NamedTuple):
-    """``size`` bytes from ``src_offset`` of ``src`` to ``dst_offset`` of ``dst`` (buffers of
-    one context; the same buffer only with ranges that do not overlap)."""
+def _buffer(value, name: str, command: str):
+    if not isinstance(value, Buffer):
+        raise InvalidTypeError(f"{command}: {name} must be a vd.Buffer, got "
+                               f"{type(value).__name__}")
+    return value
 
+
+def _bytes(value, name: str, command: str) -> int:
+    """``value`` as a size or offset in bytes: an int in [0, 2**64 - 1]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidTypeError(f"{command}: {name} must be an int (bytes), got {value!r:.60} "
+                               f"({type(value).__name__})")
+    if not 0 <= value <= 2**64 - 1:
+        raise InvalidArgumentError(f"{command}: {name} must be a byte count in [0, 2**64 - 1], "
+                                   f"got {value}")
+    return int(value)
+
+
+def _word(value) -> int:
+    """``value`` as the 32-bit word a fill writes."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidTypeError(
+            f"BufferFill: value must be an int (the 32-bit word written), got {value!r:.60} "
+            f"({type(value).__name__}); for a float pass its bits, e.g. "
+            "int(np.float32(x).view(np.uint32))")
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise InvalidArgumentError(
+            f"BufferFill: value must be a 32-bit word in [0, 4294967295], got {value}; the word "
+            "of a negative int32 v is v & 0xFFFFFFFF")
+    return int(value)
+
+
+class _BufferCopyFields(NamedTuple):
     dst: Any
     src: Any
     size: int
     dst_offset: int = 0
     src_offset: int = 0
+
+
+class BufferCopy(_BufferCopyFields):
+    """``size`` bytes from ``src_offset`` of ``src`` to ``dst_offset`` of ``dst`` (buffers of
+    one context; the same buffer only with ranges that do not overlap). Raises TypeError or
+    ValueError, naming the field, for a non-buffer or a size or offset that is not an int >= 0.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, dst, src, size: int, dst_offset: int = 0, src_offset: int = 0):
+        what = "BufferCopy"
+        return super().__new__(cls, _buffer(dst, "dst", what), _buffer(src, "src", what),
+                               _bytes(size, "size", what), _bytes(dst_offset, "dst_offset", what),
+                               _bytes(src_offset, "src_offset", what))
 
     @property
     def handles(self) -> tuple:
@@ -54,14 +101,24 @@ class BufferCopy(NamedTuple):
                                 self.src_offset, self.size)
 
 
-class BufferFill(NamedTuple):
-    """``size`` bytes from ``offset`` of ``buffer`` set to the 32-bit word ``value`` (offset and
-    size multiples of 4)."""
-
+class _BufferFillFields(NamedTuple):
     buffer: Any
     value: int
     size: int
     offset: int = 0
+
+
+class BufferFill(_BufferFillFields):
+    """``size`` bytes from ``offset`` of ``buffer`` set to the 32-bit word ``value`` (offset and
+    size multiples of 4). ``value`` is an int in [0, 2**32 - 1] (the word's bits; floats and
+    out-of-range ints raise, naming ``value``)."""
+
+    __slots__ = ()
+
+    def __new__(cls, buffer, value: int, size: int, offset: int = 0):
+        return super().__new__(cls, _buffer(buffer, "buffer", "BufferFill"), _word(value),
+                               _bytes(size, "size", "BufferFill"),
+                               _bytes(offset, "offset", "BufferFill"))
 
     @property
     def handles(self) -> tuple:
@@ -71,13 +128,28 @@ class BufferFill(NamedTuple):
         native_list.record_fill(self.buffer._native, self.offset, self.size, self.value)
 
 
-class BufferUpdate(NamedTuple):
-    """``data`` (bytes, padded with zeros to whole 4-byte words) written to ``offset`` of
-    ``buffer`` from inside the command buffer: for small data."""
-
+class _BufferUpdateFields(NamedTuple):
     buffer: Any
     data: bytes
     offset: int = 0
+
+
+class BufferUpdate(_BufferUpdateFields):
+    """``data`` (bytes, padded with zeros to whole 4-byte words) written to ``offset`` of
+    ``buffer`` from inside the command buffer: for small data. ``data`` may be any object
+    exposing its bytes (``bytes``, ``bytearray``, a numpy array); it is copied."""
+
+    __slots__ = ()
+
+    def __new__(cls, buffer, data, offset: int = 0):
+        if type(data) is not bytes:
+            try:
+                data = memoryview(data).tobytes()
+            except TypeError:
+                raise InvalidTypeError(f"BufferUpdate: data must be bytes (e.g. array.tobytes()),"
+                                       f" got {type(data).__name__}") from None
+        return super().__new__(cls, _buffer(buffer, "buffer", "BufferUpdate"), data,
+                               _bytes(offset, "offset", "BufferUpdate"))
 
     @property
     def handles(self) -> tuple:

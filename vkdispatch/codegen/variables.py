@@ -14,8 +14,8 @@ import numbers
 from vkdispatch.base import dtype as dt
 from vkdispatch.codegen.coercion import literal_text, scalar_of
 from vkdispatch.codegen.context import active_builder, get_builder
-from vkdispatch.codegen.literals import (boolean, format_literal, is_number, literal_fits,
-                                         number_to_dtype)
+from vkdispatch.codegen.literals import (boolean, cast_literal, format_literal, is_number,
+                                         literal_fits, number_to_dtype)
 from vkdispatch.codegen.operators import ArithmeticMixin
 from vkdispatch.errors import (IndexOutOfRangeError, InvalidArgumentError, InvalidStateError,
                                InvalidTypeError)
@@ -104,8 +104,7 @@ def constructor(var_type, *args) -> ShaderVariable:
             raise InvalidTypeError(f"{var_type.name}(...) arguments must be shader values or "
                                    f"Python numbers, got {arg!r} ({type(arg).__name__})")
         else:
-            scalar = scalar_of(var_type)
-            parts.append(format_literal(arg, scalar if dt.is_float_dtype(scalar) else None))
+            parts.append(cast_literal(arg, scalar_of(var_type)))
     _check_constructor_sizes(var_type, args)
     builder_for(*[a for a in args if isinstance(a, ShaderVariable)]).use_type(var_type)
     return ShaderVariable(var_type, f"{var_type.glsl_type}({', '.join(parts)})", lexical=True)

@@ -71,7 +71,9 @@ def copy(dst: Buffer | Image, src: Buffer | Image, *, dst_offset: int = 0,
         TypeError: a buffer argument is not a vd.Buffer, the dtypes differ, or an offset or
             count is not an int.
         ValueError: a range does not fit its buffer, the count is 0, the ranges overlap within
-            one buffer, or the buffers belong to another context than the graph.
+            one buffer, a buffer was destroyed, or the buffers belong to another context than
+            the graph.
+        InvalidStateError: a buffer belongs to a context that was closed.
     """
     dst_offset = _count_argument(dst_offset, "dst_offset")
     src_offset = _count_argument(src_offset, "src_offset")
@@ -82,6 +84,8 @@ def copy(dst: Buffer | Image, src: Buffer | Image, *, dst_offset: int = 0,
     for name, value in (("dst", dst), ("src", src)):
         if not isinstance(value, Buffer):
             raise InvalidTypeError(f"{name} must be a vd.Buffer, got {type(value).__name__}")
+        if value.destroyed:  # before the context check: a closed context's buffers land here
+            raise value.unusable_error(name)
     if dst.var_type is not src.var_type:
         raise InvalidTypeError(f"dst holds {dst.var_type.name} but src holds "
                                f"{src.var_type.name}; copy needs the same dtype")
@@ -97,8 +101,10 @@ def copy(dst: Buffer | Image, src: Buffer | Image, *, dst_offset: int = 0,
         raise InvalidArgumentError(f"dst_offset={dst_offset} and src_offset={src_offset} with "
                                    f"count={count} overlap in the same buffer")
     graph = graph_or_global(graph)
-    if dst.context is not graph.context or src.context is not graph.context:
-        raise InvalidArgumentError("dst and src must be buffers of the graph's context "
-                                   f"({graph.context!r}); make them inside 'with ctx:' of it")
+    for name, value in (("dst", dst), ("src", src)):
+        if value.context is not graph.context:
+            raise InvalidArgumentError(f"{name} is a buffer of {value.context!r}, but the graph "
+                                       f"records for {graph.context!r}; make the buffers inside "
+                                       "'with ctx:' of the graph's context")
     item = dst.var_type.item_size
     _record(graph, dst, src, dst_offset * item, src_offset * item, count * item)

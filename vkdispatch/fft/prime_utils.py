@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import math
+import numbers
 
-from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["SUPPORTED_PRIMES", "prime_factors", "group_primes", "default_register_limit",
            "default_max_prime", "pad_dim"]
@@ -49,13 +50,28 @@ def group_primes(primes: list[int], limit: int) -> list[list[int]]:
     return groups
 
 
+def _int_argument(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidTypeError(f"pad_dim: {name} must be an int, got {value!r:.60} "
+                               f"({type(value).__name__})")
+    return int(value)
+
+
 def pad_dim(dim: int, max_register_count: int | None = None) -> int:
     """The smallest length >= ``dim`` whose prime factors are all at most
-    ``max_register_count`` (default 16, so at most 13): an FFT-friendly padded size."""
+    ``max_register_count`` (default 16, so at most 13): an FFT-friendly padded size.
+
+    Raises:
+        TypeError: ``dim`` or ``max_register_count`` is not an int (numpy ints count).
+        ValueError: ``dim`` < 1 or ``max_register_count`` < 2.
+    """
+    dim = _int_argument(dim, "dim")
     if dim <= 0:
         raise InvalidArgumentError(f"Dimension must be greater than 0 (got dim={dim})")
-    limit = min(max_register_count or default_register_limit(), default_max_prime())
-    primes = [p for p in SUPPORTED_PRIMES if p <= limit]
+    if max_register_count is None:
+        max_register_count = default_register_limit()
+    max_register_count = _int_argument(max_register_count, "max_register_count")
+    primes = [p for p in SUPPORTED_PRIMES if p <= min(max_register_count, default_max_prime())]
     if not primes:
         raise InvalidArgumentError(f"max_register_count must be at least 2, got "
                                    f"{max_register_count}")

@@ -170,9 +170,14 @@ class CallLayout:
                     f"its type (None is not 0)")
             if callable(args[position]):
                 self._check_callable(args[position], info)
-        uniform = self._uniform.pack_ordered(
-            [_value_of(s, args, limits) for s in self._uniform_sources], self._what,
-            self._uniform_labels)
+        uniform_values = [_value_of(s, args, limits) for s in self._uniform_sources]
+        for source, value, label in zip(self._uniform_sources, uniform_values,
+                                        self._uniform_labels):
+            if value is None and source[0] == "field":  # the packer would read zeros
+                raise InvalidShaderArgumentError(
+                    f"{label} of shader '{self.name}' is None; set the field to a value of its "
+                    "type (None is not 0)")
+        uniform = self._uniform.pack_ordered(uniform_values, self._what, self._uniform_labels)
         values = [_value_of(s, args, limits) for s in self._pc_sources]
         if any(isinstance(value, BoundVariableName) for value in values):
             return uniform, dict(zip(self._pc.names, values))

@@ -131,15 +131,19 @@ class ExecutionBounds:
 
     def get_blocks_and_limits(self, args: tuple, workgroups=None, exec_size=None,
                               max_count=(2**31 - 1,) * 3):
-        """``(blocks, exec_limits)`` for one call; validates the counts against the device."""
+        """``(blocks, exec_limits)`` for one call; validates the counts against the device.
+        A call may give ``workgroups`` or ``exec_size`` (not both, as for the decorator); either
+        replaces the decorator's geometry."""
         if workgroups is None and exec_size is None:
             workgroups, exec_size = self.workgroups, self.exec_size
-        else:
-            workgroups = self._resolver(workgroups, "workgroups") if workgroups is not None \
-                else (None if exec_size is not None else self.workgroups)
-            exec_size = self._resolver(exec_size, "exec_size") if exec_size is not None \
-                else (None if workgroups is not None else self.exec_size)
-        if exec_size is not None:  # it wins over workgroups when a call gives both
+        elif workgroups is not None and exec_size is not None:
+            raise InvalidArgumentError(
+                f"Cannot specify both 'workgroups' and 'exec_size' in one call (got "
+                f"workgroups={workgroups!r:.60}, exec_size={exec_size!r:.60}); give one of them")
+        else:  # the call's own geometry replaces the decorator's
+            workgroups = self._resolver(workgroups, "workgroups")
+            exec_size = self._resolver(exec_size, "exec_size")
+        if exec_size is not None:
             limits = exec_size(args)
             (ex, ey, ez), (sx, sy, sz) = limits, self.local_size
             blocks = (-(-ex // (sx * self.factor)), -(-ey // sy), -(-ez // sz))  # ceilings

@@ -86,13 +86,16 @@ def convolve2D(buffer: Buffer, kernel: Buffer, normalize: bool = False,
     place. With ``normalize`` the result is ``ifft2(fft2(x) * fft2(k))``; without, it is that
     times H * W. ``conjugate_kernel`` multiplies by the kernel's conjugate spectrum (a
     correlation). ``padding``: per (H, W) axis None or a ``(left, right)`` block of rows or
-    columns VkFFT treats as zeros without reading them; the result is valid outside the block
-    (inside it VkFFT leaves rows unwritten and writes meaningless columns), as for a padded
-    convolution whose padding is cut off afterwards.
+    columns VkFFT treats as zeros without reading them (indices ``left`` to ``right - 1``, with
+    ``0 <= left < right <=`` the axis length; ``(0, 0)`` is no block); the result is valid
+    outside the block (inside it VkFFT leaves rows unwritten and writes meaningless columns), as
+    for a padded convolution whose padding is cut off afterwards.
 
     Raises:
-        TypeError: a buffer that is not complex64/complex128, or dtypes that differ.
-        ValueError: a shape that is not 2-D or 3-D, a kernel of another shape, bad padding.
+        TypeError: a buffer that is not complex64/complex128, dtypes that differ, a padding
+            that is not None or (left, right) pairs of ints.
+        ValueError: a shape that is not 2-D or 3-D, a kernel of another shape, a padding
+            block outside its axis or empty (``(5, 5)``: the pairs are bounds, not amounts).
     """
     _complex_buffer(buffer, "buffer")
     _complex_buffer(kernel, "kernel")

@@ -3,6 +3,7 @@ translated to VkFFT's (reversed dimensions, omitted ones batched over)."""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Sequence
 
 from vkdispatch.base import dtype as dt
@@ -55,18 +56,43 @@ def _padding_bounds(padding, shape: tuple[int, ...]) -> list[tuple[int, int]]:
     """The (left, right) zero-block bounds of each Python axis ((0, 0): none)."""
     if padding is None:
         return [(0, 0)] * len(shape)
-    padding = tuple(padding)
+    if not isinstance(padding, (tuple, list)):
+        raise InvalidTypeError(f"padding: one (left, right) pair or None per axis of {shape}, "
+                               f"got {padding!r:.80}")
     if len(padding) != len(shape):
         raise InvalidArgumentError(f"padding: one (left, right) pair per axis of {shape}, got "
                                    f"{len(padding)}")
-    bounds = []
-    for axis, block in enumerate(padding):
-        low, high = (0, 0) if block is None else block
-        if not 0 <= low <= high <= shape[axis]:
-            raise InvalidArgumentError(f"padding: ({low}, {high}) for axis {axis} must satisfy "
-                                       f"0 <= left <= right <= {shape[axis]}")
-        bounds.append((low, high))
-    return bounds
+    return [_padding_block(block, axis, length)
+            for axis, (block, length) in enumerate(zip(padding, shape))]
+
+
+def _padding_block(block, axis: int, length: int) -> tuple[int, int]:
+    """One axis's block: indices ``left`` to ``right - 1`` read as zeros. An empty block other
+    than (0, 0) is refused: it is what (before, after) pad amounts such as (5, 5) look like,
+    which this argument does not mean."""
+    if block is None:
+        return (0, 0)
+    if not (isinstance(block, (tuple, list)) and len(block) == 2 and
+            all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in block)):
+        raise InvalidTypeError(f"padding: axis {axis} takes None or a (left, right) pair of "
+                               f"ints, got {block!r:.60}")
+    low, high = int(block[0]), int(block[1])
+    if (low, high) != (0, 0) and not 0 <= low < high <= length:
+        raise InvalidArgumentError(
+            f"padding: ({low}, {high}) for axis {axis} must satisfy 0 <= left < right <= "
+            f"{length}: the block is indices left to right - 1 of the axis, read as zeros (not "
+            "amounts to pad); None or (0, 0) for no block")
+    return (low, high)
+
+
+def _count(value, name: str, low: int, high: int = 2**32 - 1) -> int:
+    """An int argument in [low, high] (the native type's range at most)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidTypeError(f"{name} must be an int, got {value!r:.60} "
+                               f"({type(value).__name__})")
+    if not low <= value <= high:
+        raise InvalidArgumentError(f"{name} must be in [{low}, {high}], got {value}")
+    return int(value)
 
 
 def _precision(fourier_type, context) -> bool:
@@ -108,8 +134,11 @@ class VkFFTPlan(FFTPlan):
         fourier_type: vd.complex64 (default) or vd.complex128 (devices with 64-bit floats).
 
     Raises:
-        ValueError: a shape, axis, padding or size VkFFT cannot plan (VkFFT's reason included).
-        TypeError: a non-complex ``fourier_type``.
+        ValueError: a shape, axis, padding or size VkFFT cannot plan (VkFFT's reason included),
+            a count out of range (``num_batches`` or ``runs`` < 1, ``conjugate_convolution``
+            not 0, 1 or 2, ...).
+        TypeError: a non-complex ``fourier_type``; a count, padding bound or length that is not
+            an int.
     """
 
     def __init__(self, shape: Sequence[int], do_r2c: bool = False, axes: Sequence[int] = None,
@@ -126,10 +155,12 @@ class VkFFTPlan(FFTPlan):
         self.axes = python_axes(axes, len(self.shape))
         self.fourier_type = fourier_type
         double = _precision(fourier_type, context)
-        if num_batches < 1 or runs < 1 or convolution_features < 0 or kernel_count < 0:
-            raise InvalidArgumentError(f"num_batches and runs must be >= 1, kernel_count and "
-                                       f"convolution_features >= 0; got {num_batches}, {runs}, "
-                                       f"{kernel_count}, {convolution_features}")
+        num_batches = _count(num_batches, "num_batches", 1, 2**64 - 1)
+        runs, kernel_count = _count(runs, "runs", 1), _count(kernel_count, "kernel_count", 0)
+        convolution_features = _count(convolution_features, "convolution_features", 0)
+        conjugate_convolution = _count(  # a bool (what vkdispatch 0.1.0 passed) is 0 or 1
+            int(conjugate_convolution) if isinstance(conjugate_convolution, bool)
+            else conjugate_convolution, "conjugate_convolution", 0, 2)
         input_bytes = 0
         if input_shape is not None:
             input_bytes = math.prod(_check_shape(input_shape, "input_shape")) * \
@@ -140,7 +171,7 @@ class VkFFTPlan(FFTPlan):
             r2c=self.do_r2c, normalize=bool(normalize),
             frequency_zeropadding=bool(pad_frequency_domain), kernel_count=kernel_count,
             kernel_convolution=bool(kernel_convolution),
-            conjugate_convolution=int(conjugate_convolution),
+            conjugate_convolution=conjugate_convolution,
             coordinate_features=max(convolution_features, 1), input_bytes=input_bytes,
             keep_shader_code=bool(keep_shader_code), runs=runs))
 
@@ -175,6 +206,8 @@ class VkFFTPlan(FFTPlan):
             return
         if not isinstance(buffer, Buffer):
             raise InvalidTypeError(f"{name} must be a vd.Buffer, got {type(buffer).__name__}")
+        if buffer.destroyed:  # a closed context's buffers too, before "another context"
+            raise buffer.unusable_error(name)
         if buffer.context is not self.context:
             raise InvalidArgumentError(f"{name} belongs to another context than the plan")
 
