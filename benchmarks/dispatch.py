@@ -19,7 +19,13 @@ Each row names what its ratio compares (vkdispatch / reference, both measured in
   orders it, so that the ratio shows what the driver charges for each dependency);
 * the first submit of a recorded graph per dispatch (uniform upload + command-buffer recording
   + submit + wait), against the same raw chain, which records nothing in its timed submit: the
-  ratio is the one-off cost of a new recording, not a like-for-like comparison.
+  ratio is the one-off cost of a new recording, not a like-for-like comparison;
+* back-to-back submissions (--iterations immediate calls, then as many submits of a
+  one-dispatch graph, each loop waited for once at its end), per submission, against the same
+  raw chain: each is a submission of its own, which the chain is not, so the ratio is what a
+  submission costs beyond its dispatch. These loops are what the bound on unfinished
+  submissions per queue (``max_in_flight``, 1024 by default) holds back once the device falls
+  behind: compare ``VKDISPATCH_MAX_IN_FLIGHT=4294967295`` (no bound) with the default.
 
 Graph recording per call and the new-kernel times have no reference. Each figure is the median
 of --repeats interleaved measurements (hosts drift by tens of percent within a minute).
@@ -75,6 +81,27 @@ def record_us(buf, count: int) -> float:
     seconds = time.perf_counter() - start
     graph.destroy()
     return seconds / count * 1e6
+
+
+def back_to_back_us(buf, count: int) -> tuple[float, float]:
+    """Per submission: ``count`` immediate calls submitted back to back and waited for once,
+    then ``count`` submits of a one-dispatch graph (its kept command buffer) likewise."""
+    graph = vd.CommandGraph()
+    increment(buf, 1.0, graph=graph)
+    graph.submit()  # records the command buffer that the timed submits reuse
+    vd.queue_wait_idle()
+
+    def per_submission(submit) -> float:
+        start = time.perf_counter()
+        for _ in range(count):
+            submit()
+        vd.queue_wait_idle()
+        return (time.perf_counter() - start) / count * 1e6
+
+    calls = per_submission(lambda: increment(buf, 1.0))
+    submits = per_submission(graph.submit)
+    graph.destroy()
+    return calls, submits
 
 
 def replay_us(buf, count: int) -> tuple[float, float]:
@@ -155,6 +182,7 @@ def main() -> None:
         "immediate": lambda: immediate_us(buf, n),
         "record": lambda: record_us(buf, n),
         "replay": lambda: replay_us(buf, n),
+        "back_to_back": lambda: back_to_back_us(buf, n),
         "raw_replay": lambda: native.raw_dependent_dispatch_us(context.native, n),
         "raw_unordered": lambda: native.raw_dependent_dispatch_us(context.native, n, False),
     }
@@ -166,10 +194,13 @@ def main() -> None:
         for name, measure in measures.items():
             samples[name].append(measure())
     samples["first_submit"], samples["replay"] = zip(*samples["replay"])
+    samples["calls_back_to_back"], samples["submits_back_to_back"] = \
+        zip(*samples.pop("back_to_back"))
     fig = {name: statistics.median(values) for name, values in samples.items()}
     # Each measurement adds 1 to every element: immediate, warm-up + n calls; replay, three
-    # submits of n dispatches (recording runs none). Exact while the total stays below 2^24.
-    np.testing.assert_array_equal(buf.read(0), np.full(256, args.repeats * (1 + 4 * n),
+    # submits of n dispatches (recording runs none); back to back, n calls and 1 + n graph
+    # submits. Exact while the total stays below 2^24.
+    np.testing.assert_array_equal(buf.read(0), np.full(256, args.repeats * (2 + 6 * n),
                                                        np.float32),
                                   err_msg="a dispatch was lost or repeated")
     first_kernel, second_kernel = new_kernel_ms()
@@ -196,6 +227,12 @@ def main() -> None:
          "the raw chain without barriers (dispatches racing): what the dependency costs"),
         ("graph first submit per dispatch (us)", first_submit, first_submit, fig["raw_replay"],
          "the same raw chain (pre-recorded: ours also uploads and records)"),
+        ("back-to-back calls, one wait (us per call)", fig["calls_back_to_back"],
+         fig["calls_back_to_back"], fig["raw_replay"],
+         "the same raw chain (one submission: ours is one per call)"),
+        ("back-to-back graph submits, one wait (us)", fig["submits_back_to_back"],
+         fig["submits_back_to_back"], fig["raw_replay"],
+         "the same raw chain (one submission: ours is one per submit)"),
         ("new kernel, warm cache, new process (ms)", first_kernel, None, None, "no reference"),
         ("another new kernel in that process (ms)", second_kernel, None, None, "no reference"),
     ]

@@ -31,4 +31,6 @@ class Algorithm:
         return self._native.is_init()
 
     def destroy(self) -> None:
+        """Frees the pipeline once the device finished the work submitted so far; sequences
+        that recorded a dispatch of it then raise ``RuntimeError`` at ``eval`` until cleared."""
         self._native.destroy()

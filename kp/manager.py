@@ -97,9 +97,15 @@ class Manager:
         """``spirv`` (bytes) bound to ``tensors`` (binding i = the i-th, set 0).
 
         ``workgroup`` is the number of workgroups of a dispatch; x = 0 means one per element
-        of the first tensor. Constants are float32 unless both are numpy arrays and one is not
-        float64 (then each keeps its dtype: float32, int32, uint32, float64), as in Kompute.
-        Without tensors or SPIR-V nothing is built (``is_init()`` is False).
+        of the first tensor. Each count must be at most the device's maximum for its axis
+        (``get_device_properties()["max_work_group_count"]``, 65535 on many devices), else
+        :class:`vkdispatch.errors.InvalidArgumentError` (a ``ValueError``) names ``workgroup``,
+        the count and the limit. Constants are float32 unless both are numpy arrays and one is
+        not float64 (then each keeps its dtype: float32, int32, uint32, float64), as in Kompute.
+        Without tensors or SPIR-V nothing is built (``is_init()`` is False). SPIR-V that is not a
+        valid module for the device (a truncated one, a wrong magic number, a length that is not
+        a whole number of 4-byte words) raises ``InvalidArgumentError`` naming ``spirv``, before
+        the driver sees it.
         """
         call = "Manager.algorithm"
         mem_objects = arguments.memory_list(call, "tensors", tensors)

@@ -64,7 +64,12 @@ class Memory:
         return self._native.is_init()
 
     def destroy(self) -> None:
-        """Frees the device memory now (the caller makes sure no running sequence uses it)."""
+        """Frees the device memory once the device finished the work submitted so far.
+
+        A sequence that recorded an operation on this object then raises ``RuntimeError``
+        (naming the operation) at ``eval``/``record`` instead of running freed memory, until it
+        is cleared (``clear()``, or ``eval(op)``, which clears first).
+        """
         self._native.destroy()
 
 

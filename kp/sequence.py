@@ -4,6 +4,11 @@
 waits (again and again: a recorded sequence can be evaluated many times); ``eval_async(op)``
 submits and returns, ``eval_await()`` waits. A ``record`` after an ``eval`` starts a new command
 buffer, as in Kompute.
+
+``destroy()`` of a tensor, image or algorithm frees its Vulkan objects, as in Kompute; a command
+buffer recorded with it must not run again, so ``record``, ``eval`` and ``eval_async`` then raise
+``RuntimeError`` naming the operation and the destroyed (or rebuilt, by ``kp.OpMult``) object,
+until ``clear()`` drops what was recorded.
 """
 from __future__ import annotations
 
@@ -81,7 +86,8 @@ class Sequence:
         return self._native.is_init()
 
     def clear(self) -> None:
-        """Drops the recorded operations."""
+        """Drops the recorded operations (and the command buffer, when it used an object
+        destroyed since)."""
         self._native.clear()
 
     def rerecord(self) -> None:

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 import vkdispatch as vd
+import vkdispatch.codegen as vc
+from vkdispatch.codegen.abbreviations import Buff, Const, u32
 
 REQUIRE_DEVICE = "VKDISPATCH_REQUIRE_DEVICE"
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -69,3 +71,30 @@ def fft_single_pass_limit(compute_type=None) -> int:
         except ValueError:
             return n
         n *= 2
+
+
+SPIN_LOCAL = 64
+
+
+def spin_shader():
+    """A shader whose every invocation iterates an LCG ``count`` times and stores the result
+    (:func:`lcg`): at most 65535 times (llvmpipe stops longer loops), and with many workgroups a
+    kernel that runs for seconds on a CPU device. Workgroups of :data:`SPIN_LOCAL`."""
+    @vd.shader(local_size=(SPIN_LOCAL, 1, 1))
+    def spin(out: Buff[u32], count: Const[u32]):
+        total = vc.new_uint_register(0)
+        step = vc.new_uint_register(0)
+        with vc.while_block(step < count):
+            total[:] = total * 1664525 + 1013904223
+            step += 1
+        out[vc.global_invocation_id().x] = total
+
+    return spin
+
+
+def lcg(count: int) -> int:
+    """What every invocation of :func:`spin_shader` stores for ``count``."""
+    total = 0
+    for _ in range(count):
+        total = (total * 1664525 + 1013904223) % 2**32
+    return total

@@ -1,9 +1,16 @@
 """Device tests of shader printing: in debug mode (``VKDISPATCH_DEBUG=1``, validation layer
-with debug printf) ``vc.printf``/``vc.print`` output reaches the ``vkdispatch`` logger."""
+with debug printf) ``vc.printf``/``vc.print`` output reaches the ``vkdispatch`` logger, one
+record ``"shader printf: <text>"`` per printed line."""
 from __future__ import annotations
 
+import collections
+import json
 import logging
+import os
 import re
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -11,12 +18,27 @@ from conftest import DEBUG
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
-from vkdispatch.codegen.abbreviations import Buff, f32, i32, v2
+from vkdispatch.codegen.abbreviations import Buff, Const, f32, i32, m2, u32, v2, v3
 
 pytestmark = pytest.mark.skipif(not DEBUG, reason="shader printf needs VKDISPATCH_DEBUG=1")
 
+PREFIX = "shader printf: "
+DROPPED = "shader printf: lines were dropped"
+
+
 def _printed(caplog) -> str:
     return "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("vkdispatch"))
+
+
+def _lines(caplog) -> list[str]:
+    """The text of every printed line, in arrival order (the truncation notice left out)."""
+    return [r.getMessage()[len(PREFIX):] for r in caplog.records
+            if r.name.startswith("vkdispatch") and r.getMessage().startswith(PREFIX)
+            and not r.getMessage().startswith(DROPPED)]
+
+
+def _dropped_notices(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.getMessage().startswith(DROPPED)]
 
 
 def test_printf_reaches_vkdispatch_logger(context, rng, caplog):
@@ -34,10 +56,7 @@ def test_printf_reaches_vkdispatch_logger(context, rng, caplog):
     noisy(out, vd.asbuffer(x))
     np.testing.assert_array_equal(out.read(0), x * 2.0)   # the dispatch itself is unaffected
     context.wait_idle()
-    messages = _printed(caplog)
-    for i in range(3):
-        assert f"probe-{i} has {x[i]}" in messages, messages
-    assert "probe-3 " not in messages
+    assert sorted(_lines(caplog)) == [f"probe-{i} has {x[i]}" for i in range(3)]
 
 
 def test_print_vars_expands_vectors(context, rng, caplog):
@@ -56,3 +75,145 @@ def test_print_vars_expands_vectors(context, rng, caplog):
     match = re.search(r"vector-probe \(([-\d.]+), ([-\d.]+)\) end", _printed(caplog))
     assert match, _printed(caplog)
     np.testing.assert_allclose([float(match.group(1)), float(match.group(2))], values)
+
+
+# Every conversion the shader printf knows except %a (Python's % has none), with flags, widths
+# and precisions; Python's % formatting of the same values is the reference.
+MIXED = "i=%u d=%+d w=[%-7d] x=%x X=%08X o=%o f=%f e=%.3e g=%g G=%G p=%10.4f v=%v3f|"
+
+
+def _mixed_reference(i, d, u, f, v) -> str:
+    vector = ", ".join("%f" % float(c) for c in v)
+    return (MIXED.replace("%v3f", "%s")
+            % (i, d, d, u, u, u, float(f[0]), float(f[1]), float(f[2]), float(f[3]),
+               float(f[4]), vector))
+
+
+def test_printf_lines_equal_python_formatting_of_random_values(context, rng, caplog):
+    caplog.set_level(logging.INFO, logger="vkdispatch")
+    count = 96
+
+    @vd.shader("d.size", local_size=(32, 1, 1))
+    def report(d: Buff[i32], u: Buff[u32], f: Buff[f32], v: Buff[v3]):
+        i = vc.global_invocation_id().x
+        vc.printf(MIXED, i, d[i], d[i], u[i], u[i], u[i], f[5 * i], f[5 * i + 1], f[5 * i + 2],
+                  f[5 * i + 3], f[5 * i + 4], v[i])
+
+    d = rng.integers(-2**31, 2**31, count, dtype=np.int64).astype(np.int32)
+    u = rng.integers(0, 2**32, count, dtype=np.uint64).astype(np.uint32)
+    f = (rng.standard_normal(5 * count) * 10.0 ** rng.integers(-6, 7, 5 * count)).astype(np.float32)
+    v = rng.standard_normal((count, 3)).astype(np.float32)
+    v_buffer = vd.Buffer((count,), vd.vec3)
+    v_buffer.write(v)
+    report(vd.asbuffer(d), vd.asbuffer(u), vd.asbuffer(f), v_buffer)
+    context.wait_idle()
+    expected = [_mixed_reference(i, d[i], u[i], f[5 * i:5 * i + 5], v[i]) for i in range(count)]
+    assert sorted(_lines(caplog)) == sorted(expected)
+
+
+def test_printf_text_prints_as_written_backslashes_quotes_and_tabs_included(context, rng, caplog):
+    caplog.set_level(logging.INFO, logger="vkdispatch")
+    text = 'C:\\temp "quoted"\tback\\slash 100%% \\\\ %d'
+
+    @vd.shader(1)
+    def show(x: Buff[i32], m: Const[m2]):
+        vc.printf(text, x[0])
+        vc.printf("two\\nlines %d", x[1])      # 0.1.0's newline: backslash, n
+        vc.print("matrix", m, "end")
+
+    x = rng.integers(-10**6, 10**6, 2, dtype=np.int32)
+    matrix = rng.integers(-9, 9, (2, 2)).astype(np.float32)
+    show(vd.asbuffer(x), matrix)
+    context.wait_idle()
+    rows = "".join("\n[" + ", ".join("%f" % c for c in row) + "]" for row in matrix.T)
+    assert _lines(caplog) == [text % x[0], f"two\nlines {x[1]}", f"matrix {rows}\n end"]
+
+
+@pytest.mark.parametrize("count", [4096, 8192])
+def test_printf_of_thousands_of_invocations_delivers_every_line_or_warns(context, rng, caplog,
+                                                                         count):
+    caplog.set_level(logging.INFO, logger="vkdispatch")
+
+    @vd.shader("x.size", local_size=(64, 1, 1))
+    def every(x: Buff[i32]):
+        i = vc.global_invocation_id().x
+        vc.printf("line %u of %d", i, x[i])
+
+    x = rng.integers(-10**9, 10**9, count, dtype=np.int32)
+    every(vd.asbuffer(x))
+    context.wait_idle()
+    lines = collections.Counter(_lines(caplog))
+    expected = collections.Counter(f"line {i} of {x[i]}" for i in range(count))
+    notices = _dropped_notices(caplog)
+    if count <= 4096:  # fits the default buffer (256 KiB, 40 bytes a line)
+        assert lines == expected and not notices
+        return
+    assert 4096 <= lines.total() < count and lines <= expected
+    assert len(notices) == 1 and notices[0].levelno == logging.WARNING
+    assert "VKDISPATCH_PRINTF_BUFFER_SIZE" in notices[0].getMessage()
+
+
+BUFFER_SIZE_CHILD = '''
+import json, logging, os, sys
+import numpy as np
+import vkdispatch as vd
+import vkdispatch.codegen as vc
+from vkdispatch.codegen.abbreviations import Buff, i32
+
+messages = []
+handler = logging.Handler()
+handler.emit = lambda record: messages.append(record.getMessage())
+logging.getLogger("vkdispatch").addHandler(handler)
+os.environ["VKDISPATCH_PRINTF_BUFFER_SIZE"] = "lots"
+try:
+    vd.initialize(debug_mode=True)
+    refused = None
+except vd.errors.InvalidArgumentError as error:
+    refused = str(error)
+os.environ["VKDISPATCH_PRINTF_BUFFER_SIZE"] = sys.argv[1]
+vd.initialize(debug_mode=True, log_level=vd.LogLevel.INFO)
+
+@vd.shader("x.size", local_size=(64, 1, 1))
+def lines(x: Buff[i32]):
+    i = vc.global_invocation_id().x
+    vc.printf("child %u %d", i, x[i])
+
+lines(vd.asbuffer(np.arange(int(sys.argv[2]), dtype=np.int32)))
+vd.make_context().wait_idle()
+print("@@REPORT@@" + json.dumps({"refused": refused, "messages": messages,
+                                 "settings_path": os.environ.get("VK_LAYER_SETTINGS_PATH")}))
+'''
+
+
+@pytest.mark.parametrize("variable, user_file, count, complete", [
+    ("2048", None, 200, False),
+    ("1048576", None, 20000, True),
+    ("1048576", 2048, 200, False),   # the user's own layer settings file is left in charge
+])
+def test_printf_buffer_size_variable_sets_the_layer_buffer(context, tmp_path, variable, user_file,
+                                                           count, complete):
+    environment = {k: v for k, v in os.environ.items() if k != "VK_LAYER_SETTINGS_PATH"}
+    environment["XDG_DATA_HOME"] = str(tmp_path)  # no vkconfig settings of this machine's user
+    if user_file is not None:
+        settings = tmp_path / "user_settings.txt"
+        settings.write_text(f"khronos_validation.printf_buffer_size = {user_file}\n")
+        environment["VK_LAYER_SETTINGS_PATH"] = str(settings)
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(BUFFER_SIZE_CHILD), variable,
+                           str(count)], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, env=environment)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout.split("@@REPORT@@", 1)[1])
+    assert "VKDISPATCH_PRINTF_BUFFER_SIZE must be a number of bytes from 128 to 1048576, got " \
+           "'lots'" in report["refused"]
+    lines = [m[len(PREFIX):] for m in report["messages"]
+             if m.startswith(PREFIX) and not m.startswith(DROPPED)]
+    assert set(lines) <= {f"child {i} {i}" for i in range(count)}
+    dropped = [m for m in report["messages"] if m.startswith(DROPPED)]
+    if complete:
+        assert len(lines) == count and not dropped
+    else:
+        assert 0 < len(lines) < count // 2 and len(dropped) == 1
+    in_charge = [m for m in report["messages"] if "khronos_validation.printf_buffer_size" in m]
+    assert len(in_charge) == (user_file is not None)
+    # The temporary settings go with the instance; a user's own stay where they were.
+    assert report["settings_path"] == environment.get("VK_LAYER_SETTINGS_PATH")

@@ -544,10 +544,10 @@ def test_disk_cache_stores_loads_and_rejects_damaged_entries(context, rng, vkfft
     checked_forward(rng, plan, shape)
     plan.destroy()
 
-    stamps = [path.stat().st_mtime_ns for path in entries]
+    contents = [path.read_bytes() for path in entries]
     plan = vd.vkfft.VkFFTPlan(shape, axes=[1], normalize=True)  # loads the kernels
-    assert len(written) == devices  # nothing rebuilt, nothing written
-    assert [path.stat().st_mtime_ns for path in entries] == stamps
+    assert len(written) == devices  # nothing rebuilt, nothing written (a load only marks
+    assert [path.read_bytes() for path in entries] == contents  # the entry as used)
     checked_forward(rng, plan, shape)
     plan.destroy()
 
@@ -587,6 +587,12 @@ def _complex32():
         return vd.Buffer((4, 16), vd.complex32)
     except (ValueError, TypeError, RuntimeError) as error:  # a device without float16 storage
         pytest.skip(f"complex32 buffers unavailable: {error}")
+
+
+def convolve_padded(padding):
+    """A convolve2D call on (8, 12) images with ``padding``, for the table below."""
+    return lambda rng: vd.vkfft.convolve2D(vd.Buffer((8, 12), vd.complex64),
+                                           vd.Buffer((8, 12), vd.complex64), padding=padding)
 
 
 _ERRORS = {
@@ -640,6 +646,15 @@ _ERRORS = {
     "VkFFTPlan r2c without the last axis": (
         ValueError, "axes: a real transform runs along the last axis",
         lambda rng: vd.vkfft.VkFFTPlan((4, 16), do_r2c=True, axes=[0])),
+    # These used to be truncated (1.5 batches planned as 1) or raise bare TypeError/OverflowError.
+    "VkFFTPlan float num_batches": (TypeError, r"^num_batches must be an int, got 1\.5 \(float\)$",
+                                    lambda rng: vd.vkfft.VkFFTPlan((4, 16), num_batches=1.5)),
+    "VkFFTPlan num_batches beyond 64 bits": (
+        ValueError, r"^num_batches must be in \[1, 18446744073709551615\], got 2361183241434822",
+        lambda rng: vd.vkfft.VkFFTPlan((4, 16), num_batches=2**71)),
+    "VkFFTPlan conjugate_convolution 3": (
+        ValueError, r"^conjugate_convolution must be in \[0, 2\], got 3$",
+        lambda rng: vd.vkfft.VkFFTPlan((4, 16), kernel_count=1, conjugate_convolution=3)),
     "VkFFTPlan non-complex fourier_type": (
         TypeError, "fourier_type: VkFFT transforms complex64 or complex128",
         lambda rng: vd.vkfft.VkFFTPlan((4, 16), fourier_type=vd.float32)),
@@ -661,19 +676,42 @@ _ERRORS = {
                                         vd.Buffer((12,), vd.complex64))),
     "convolve2D padding out of order": (
         ValueError, r"padding: \(5, 2\) for axis 0",
-        lambda rng: vd.vkfft.convolve2D(vd.Buffer((8, 12), vd.complex64),
-                                        vd.Buffer((8, 12), vd.complex64),
-                                        padding=((5, 2), (0, 0)))),
+        convolve_padded(((5, 2), (0, 0)))),
     "convolve2D padding beyond the image": (
         ValueError, r"padding: \(0, 13\) for axis 1",
-        lambda rng: vd.vkfft.convolve2D(vd.Buffer((8, 12), vd.complex64),
-                                        vd.Buffer((8, 12), vd.complex64),
-                                        padding=((0, 0), (0, 13)))),
+        convolve_padded(((0, 0), (0, 13)))),
+    # Pairs are bounds of the zero block: (5, 5) is empty (what pad amounts look like), and
+    # used to run as an unpadded convolution.
+    "convolve2D empty padding block": (
+        ValueError, r"padding: \(5, 5\) for axis 0 must satisfy 0 <= left < right <= 8: .*not "
+                    r"amounts to pad",
+        convolve_padded(((5, 5), (0, 0)))),
+    "convolve2D padding of floats": (
+        TypeError, r"padding: axis 0 takes None or a \(left, right\) pair of ints, got \(1\.5, 3\)",
+        convolve_padded(((1.5, 3), None))),
+    "convolve2D padding block of one bound": (
+        TypeError, r"padding: axis 1 takes None or a \(left, right\) pair of ints, got \(5,\)",
+        convolve_padded(((0, 3), (5,)))),
+    "convolve2D padding not pairs": (
+        TypeError, r"padding: one \(left, right\) pair or None per axis of \(8, 12\), got 5",
+        convolve_padded(5)),
     "transpose_kernel2D 4-D shape": (
         ValueError, "shape: Kernel shape must be 2D or 3D",
         lambda rng: vd.vkfft.transpose_kernel2D(vd.Buffer((8, 12), vd.complex64),
                                                 shape=(1, 1, 8, 12))),
+    "buffer of a closed context": (
+        vd.errors.InvalidStateError, "^buffer belongs to a context that was closed",
+        lambda rng: vd.vkfft.fft(buffer_of_a_closed_context((4, 16)))),
 }
+
+
+def buffer_of_a_closed_context(shape) -> vd.Buffer:
+    """It used to be reported as a buffer of "another context than the plan"."""
+    other = vd.create_context(device_ids=vd.get_context().device_ids)
+    with other:
+        buffer = vd.Buffer(shape, vd.complex64)
+    other.close()
+    return buffer
 
 
 @pytest.fixture(scope="module")

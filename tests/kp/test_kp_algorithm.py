@@ -9,6 +9,8 @@ from helpers import random_array
 from kp_programs import run, shader
 
 import kp
+from kp.native import native
+from vkdispatch.errors import InvalidArgumentError
 
 GLSL_TYPES = {np.float32: "float", np.int32: "int", np.uint32: "uint", np.float64: "double"}
 
@@ -178,3 +180,81 @@ def test_argument_type_errors(mgr, kwargs, message):
 def test_spirv_that_is_not_spirv_is_refused(mgr):
     with pytest.raises(ValueError, match="SPIR-V"):
         mgr.algorithm([mgr.tensor([1.0])], b"not spirv words!")
+
+
+DOUBLE = "o[i] = a[i] * 2.0;"
+
+
+def assert_still_computes(mgr, rng):
+    """The manager works after a refused call: a new algorithm computes o = 2a."""
+    a = random_array(rng, 64, np.float32)
+    ta, out = mgr.tensor(a), mgr.tensor(np.zeros(64))
+    run(mgr, mgr.algorithm([ta, out], shader(DOUBLE, "float a", "float o")), [out])
+    np.testing.assert_array_equal(out.data(), a * 2)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_workgroup_counts_above_the_device_limit_are_refused(mgr, rng, axis):
+    limit = mgr.get_device_properties()["max_work_group_count"]
+    tensors = [mgr.tensor([1.0]), mgr.tensor([0.0])]
+    workgroup = [1, 1, 1]
+    workgroup[axis] = limit[axis] + 1
+    name = "xyz"[axis]
+    with pytest.raises(InvalidArgumentError,
+                       match=f"workgroup: {name} = {limit[axis] + 1} exceeds the device's "
+                             f"maxComputeWorkGroupCount\\[{axis}\\] = {limit[axis]}"):
+        mgr.algorithm(tensors, shader(DOUBLE, "float a", "float o"), workgroup)
+    at_limit = list(workgroup)
+    at_limit[axis] = limit[axis]
+    assert mgr.algorithm(tensors, shader(DOUBLE, "float a", "float o"), at_limit).is_init()
+    assert_still_computes(mgr, rng)
+
+
+def test_a_huge_workgroup_in_every_axis_is_refused_at_once(mgr, rng):
+    # Dispatched, 70000^3 workgroups would keep lavapipe busy for minutes.
+    with pytest.raises(ValueError, match="workgroup: x = 70000"):
+        mgr.algorithm([mgr.tensor([1.0]), mgr.tensor([0.0])],
+                      shader(DOUBLE, "float a", "float o"), (70000, 70000, 70000))
+    assert_still_computes(mgr, rng)
+
+
+def test_the_default_workgroup_of_too_large_a_tensor_is_refused(mgr):
+    limit = mgr.get_device_properties()["max_work_group_count"][0]
+    if limit >= 1 << 24:
+        pytest.skip(f"a tensor of {limit + 1} elements is too large to test with")
+    big = mgr.tensor(np.zeros(limit + 1, np.float32))
+    with pytest.raises(ValueError, match=f"x = {limit + 1} \\(one workgroup per element of the "
+                                         "first memory object, as x = 0 asks\\)"):
+        mgr.algorithm([big, big], shader(DOUBLE, "float a", "float o"))
+
+
+def _malformed(good: bytes) -> dict:
+    words = len(good) // 4
+    return {
+        "header only": (good[:20], "is not valid SPIR-V"),
+        "header and one word": (good[:24], "is not valid SPIR-V"),
+        "cut in half": (good[:(words // 2) * 4], "is not valid SPIR-V"),
+        "fewer words than a header": (good[:16], r"4 words \(16 bytes\) are no SPIR-V module"),
+        "wrong magic number": (b"\x00\x01\x02\x03" + good[4:], "magic number"),
+        "not whole words": (good[:21], "21 bytes"),
+        "a scrambled body": (good[:20] + bytes(reversed(good[20:])), "is not valid SPIR-V"),
+    }
+
+
+@pytest.mark.parametrize("case", list(_malformed(b"\0" * 400)))
+def test_malformed_spirv_is_refused_before_the_driver_sees_it(mgr, rng, case):
+    # lavapipe crashed on most of these, or (under the validation layer) failed with "out of
+    # host memory" while the layer's message surfaced at the next, unrelated call.
+    bad, message = _malformed(shader(DOUBLE, "float a", "float o"))[case]
+    with pytest.raises(InvalidArgumentError, match=f"spirv: .*{message}"):
+        mgr.algorithm([mgr.tensor([1.0]), mgr.tensor([0.0])], bad)
+    assert_still_computes(mgr, rng)
+
+
+def test_a_validation_message_is_reported_by_the_call_that_failed(mgr, rng):
+    # The layer reports from inside the failing call; before, only a successful call looked.
+    native.inject_validation_error("VUID-test: reported during the failed call")
+    with pytest.raises(InvalidArgumentError,
+                       match="(?s)magic number.*VUID-test: reported during the failed call"):
+        mgr.algorithm([mgr.tensor([1.0]), mgr.tensor([0.0])], b"\0" * 40)
+    assert_still_computes(mgr, rng)  # the message was reported once, not by this next call

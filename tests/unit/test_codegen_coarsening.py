@@ -12,7 +12,8 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from codegen_helpers import LOCAL_SIZE, assert_compiles, trace
 from vkdispatch.codegen.abbreviations import Buff, Const, f32, i32, v2
-from vkdispatch.codegen.coarsening import coarsenable, coarsened_body, obstacle
+from vkdispatch.codegen.coarsening import MAX_FACTOR, coarsenable, coarsened_body, obstacle
+from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.shader.coarsening_policy import coarsening_factor
 from vkdispatch.shader.shader_function import make_shader_function
 
@@ -143,7 +144,14 @@ def test_the_factor_follows_the_shader_then_the_environment_then_the_device(monk
     assert coarsening_factor(None, description, [CPU]) == 5
     assert coarsening_factor(False, description, [CPU]) == 1
     monkeypatch.setenv("VKDISPATCH_COARSEN", "many")
-    with pytest.raises(ValueError, match="VKDISPATCH_COARSEN must be an int >= 1, got 'many'"):
+    with pytest.raises(ValueError, match="VKDISPATCH_COARSEN must be an int between 1 and 64, "
+                                         "got 'many'"):
+        coarsening_factor(None, description, [H100])
+    monkeypatch.setenv("VKDISPATCH_COARSEN", str(MAX_FACTOR))
+    assert coarsening_factor(None, description, [H100]) == MAX_FACTOR
+    monkeypatch.setenv("VKDISPATCH_COARSEN", "10000")
+    with pytest.raises(ValueError, match="VKDISPATCH_COARSEN must be an int between 1 and 64, "
+                                         "got 10000"):
         coarsening_factor(None, description, [H100])
 
 
@@ -155,3 +163,20 @@ def test_coarsen_argument_is_checked():
         with pytest.raises(TypeError, match="coarsen must be None, a bool or an int >= 1"):
             vd.shader("y.size", coarsen=wrong)(annotated)
     assert vd.shader("y.size", coarsen=3)(annotated)._coarsen == 3
+
+
+def test_factors_above_the_maximum_are_refused_at_decoration():
+    """Each logical invocation is a copy of the body: at coarsen=10000 the build did not finish
+    within 5 minutes."""
+    def annotated(y: Buff[f32], x: Buff[f32], a: Const[f32]):
+        axpy(y, x, a)
+
+    assert MAX_FACTOR == 64  # the limit docs/shaders.rst states
+    assert vd.shader("y.size", coarsen=MAX_FACTOR)(annotated)._coarsen == MAX_FACTOR
+    for factor in (MAX_FACTOR + 1, 10000):
+        with pytest.raises(InvalidArgumentError,
+                           match=f"coarsen={factor} is above the maximum of 64"):
+            vd.shader("y.size", coarsen=factor)(annotated)
+    description, _ = trace(axpy, Buff[f32], Buff[f32], Const[f32])
+    with pytest.raises(ValueError, match="coarsen: the factor must be between 1 and 64, got 65"):
+        coarsened_body(description, MAX_FACTOR + 1)

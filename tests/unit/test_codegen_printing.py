@@ -1,9 +1,12 @@
 """printf, print and comments (reference 11.14, 11.15)."""
 from __future__ import annotations
 
-import vkdispatch.codegen as vc
+import pytest
 from codegen_helpers import assert_compiles, header_lines, main_body, source_of, trace
+
+import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, Const, c64, f32, i32, m2, u32, v2
+from vkdispatch.errors import InvalidArgumentError
 
 EXTENSION = "#extension GL_EXT_debug_printf : require"
 
@@ -21,14 +24,33 @@ def test_printf_inserts_values_and_raw_strings():
     assert_compiles(description)
 
 
-def test_printf_escapes_quotes_and_newlines_but_keeps_backslash_escapes():
+def test_printf_escapes_what_glsl_would_interpret_and_keeps_backslash_n_a_newline():
     def body():
         vc.printf('say "hi"\n')
-        vc.printf("tab\\tdone\\n")
+        vc.printf("C:\\temp\tback\\slash\\n\x7f")
 
     description, _ = trace(body)
     assert main_body(description) == ['debugPrintfEXT("say \\"hi\\"\\n");',
-                                      'debugPrintfEXT("tab\\tdone\\n");']
+                                      'debugPrintfEXT("C:\\\\temp\\011back\\\\slash\\n\\177");']
+    assert_compiles(description)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("caf\u00e9 %%d", r"non-ASCII character 'é' \(U\+00E9\) at position 3"),
+    ("\U0001F600", r"non-ASCII character '😀' \(U\+1F600\) at position 0"),
+    ("a\0b", r"NUL character at position 1"),
+    ("x" * 1025, r"1025 characters long; a shader string holds at most 1024"),
+    ('"' * 1025, r"1025 characters long"),
+])
+def test_printf_refuses_formats_a_shader_string_cannot_hold(text, message):
+    with pytest.raises(InvalidArgumentError, match=r"printf: .*" + message):
+        trace(lambda: vc.printf(text))
+    with pytest.raises(InvalidArgumentError, match=message):
+        trace(lambda: vc.print(text))
+
+
+def test_printf_format_of_the_longest_length_builds():
+    description, _ = trace(lambda: vc.printf("x" * 1020 + "\\n%d\\", 7))
     assert_compiles(description)
 
 
@@ -41,7 +63,7 @@ def test_print_expands_vectors_complex_and_matrices():
     lines = main_body(description)
     assert lines[0] == ('debugPrintfEXT("val (%f, %f) %u (%f, %f) 100%%", UBO.var0[0], '
                         'UBO.var0[1], gl_GlobalInvocationID.x, UBO.var1[0], UBO.var1[1]);')
-    assert lines[1].startswith('debugPrintfEXT("\\\\n[%f, %f]\\\\n[%f, %f]\\\\n, %d", '
+    assert lines[1].startswith('debugPrintfEXT("\\n[%f, %f]\\n[%f, %f]\\n, %d", '
                                'UBO.var2[0][0], UBO.var2[1][0], UBO.var2[0][1], '
                                'UBO.var2[1][1], ')
     assert_compiles(description)

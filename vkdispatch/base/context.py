@@ -19,6 +19,7 @@ from typing import Any, Sequence
 from vkdispatch.base import backend as backends
 from vkdispatch.base.async_transfer import TransferWorkers
 from vkdispatch.base.disk_cache import cache_directory, disk_cache_enabled
+from vkdispatch.base.environment import checked_int, int_from_environment
 from vkdispatch.base.handle import HandleRegistry, new_identity
 from vkdispatch.base.init import get_devices, runtime
 from vkdispatch.base.log import logger
@@ -31,8 +32,20 @@ __all__ = ["Context", "make_context", "create_context", "get_context", "get_cont
            "destroy_context", "stop_threads", "set_dummy_context_params"]
 
 
+_MAX_IN_FLIGHT_VARIABLE = "VKDISPATCH_MAX_IN_FLIGHT"
+_MAX_IN_FLIGHT_LIMIT = 2**32 - 1
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _max_in_flight(value: int | None) -> int | None:
+    """The bound on unfinished submissions per queue that a new context gets: the argument, else
+    ``$VKDISPATCH_MAX_IN_FLIGHT``, else None (the native default)."""
+    if value is None:
+        return int_from_environment(_MAX_IN_FLIGHT_VARIABLE, 1, _MAX_IN_FLIGHT_LIMIT)
+    return checked_int(value, "max_in_flight", 1, _MAX_IN_FLIGHT_LIMIT)
 
 
 def _selection():
@@ -63,7 +76,8 @@ class Context:
     ``uniform_buffer_alignment`` (the maximum). Thread safety: safe to share.
     """
 
-    def __init__(self, device_ids: list[int], queue_families: list[list[int]]):
+    def __init__(self, device_ids: list[int], queue_families: list[list[int]],
+                 max_in_flight: int | None = None):
         rt = runtime()
         self._handle = new_identity()
         self.device_ids = list(device_ids)
@@ -80,8 +94,9 @@ class Context:
         self._pipeline_cache = None
         self.transfers = TransferWorkers(self.queue_count)  # for write_async / read_async
         if not self.dummy:
+            options = {} if max_in_flight is None else {"max_in_flight": max_in_flight}
             self._native = rt.native.NativeContext(rt.instance, self.mapped_device_ids,
-                                                   self.queue_families)
+                                                   self.queue_families, **options)
             self.pipeline_cache()  # load it now: the first new kernel should not wait for it
         self.refresh_limits_from_device_infos()
         _ContextSlot.live.add(self)
@@ -97,6 +112,12 @@ class Context:
                 f"{self!r} was closed (Context.close() or destroy_context()); its buffers, "
                 "plans and graphs can no longer be used. vd.get_context() makes a new global "
                 "context, vd.create_context() another one.")
+
+    @property
+    def max_in_flight(self) -> int:
+        """Submissions each queue lets be unfinished at once: one more (a shader call, a graph
+        submit, a transfer chunk) waits until the oldest finishes (see :func:`make_context`)."""
+        return self.native.max_in_flight
 
     @property
     def native(self):
@@ -338,9 +359,10 @@ def _normalize_device_ids(device_ids: Any) -> list[int]:
 
 
 def _new_context(device_ids, device_count, queue_counts, queue_families, use_cpu: bool,
-                 multi_device: bool, multi_queue: bool) -> Context:
+                 multi_device: bool, multi_queue: bool, max_in_flight: int | None) -> Context:
     """Validates the arguments of make_context/create_context and makes the context."""
     runtime()
+    max_in_flight = _max_in_flight(max_in_flight)
     if device_ids is None:
         if queue_families is not None:
             raise InvalidArgumentError("queue_families needs device_ids: give the device of "
@@ -353,13 +375,14 @@ def _new_context(device_ids, device_count, queue_counts, queue_families, use_cpu
     if len(queue_families) != len(device_ids):
         raise InvalidArgumentError(f"queue_families must have one list per device "
                                    f"({len(device_ids)}), got {len(queue_families)}")
-    return Context(device_ids, queue_families)
+    return Context(device_ids, queue_families, max_in_flight)
 
 
 def make_context(device_ids: int | Sequence[int] | None = None, device_count: int | None = None,
                  queue_counts: int | Sequence[int] | None = None,
                  queue_families: Sequence[Sequence[int]] | None = None, use_cpu: bool = False,
-                 multi_device: bool = False, multi_queue: bool = False) -> Context:
+                 multi_device: bool = False, multi_queue: bool = False,
+                 max_in_flight: int | None = None) -> Context:
     """Creates the process's global context, or returns the existing one.
 
     Args:
@@ -373,6 +396,13 @@ def make_context(device_ids: int | Sequence[int] | None = None, device_count: in
         use_cpu: allow CPU implementations such as lavapipe among the default devices.
         multi_device: use every suitable device.
         multi_queue: several queues per device (see :func:`select_queue_families`).
+        max_in_flight: how many submissions each queue lets be unfinished at once (beyond
+            vkdispatch 0.1.0); one more (a shader call, a graph submit, a transfer chunk)
+            blocks until the oldest finishes, as a CUDA launch does when its queue is full,
+            and Ctrl-C interrupts the wait. Default: ``$VKDISPATCH_MAX_IN_FLIGHT``, else 1024,
+            which keeps a GPU fed with the smallest dispatches while bounding the memory that
+            queued work holds and how long closing the context (at exit too, after Ctrl-C)
+            waits for it. Any int from 1 to 4294967295.
 
     Raises:
         ValueError / IndexError: an argument is out of range (the message names it).
@@ -384,7 +414,8 @@ def make_context(device_ids: int | Sequence[int] | None = None, device_count: in
     asked = {k: v for k, v in dict(device_ids=device_ids, device_count=device_count,
                                    queue_counts=queue_counts, queue_families=queue_families,
                                    use_cpu=use_cpu, multi_device=multi_device,
-                                   multi_queue=multi_queue).items() if v not in (None, False)}
+                                   multi_queue=multi_queue, max_in_flight=max_in_flight).items()
+             if v not in (None, False)}
     with _ContextSlot.lock:
         if _ContextSlot.current is not None:
             if asked:
@@ -392,7 +423,8 @@ def make_context(device_ids: int | Sequence[int] | None = None, device_count: in
                                "%s", ", ".join(f"{k}={v!r}" for k, v in asked.items()))
             return _ContextSlot.current
         _ContextSlot.current = _new_context(device_ids, device_count, queue_counts,
-                                            queue_families, use_cpu, multi_device, multi_queue)
+                                            queue_families, use_cpu, multi_device, multi_queue,
+                                            max_in_flight)
         return _ContextSlot.current
 
 
@@ -400,7 +432,8 @@ def create_context(device_ids: int | Sequence[int] | None = None,
                    device_count: int | None = None,
                    queue_counts: int | Sequence[int] | None = None,
                    queue_families: Sequence[Sequence[int]] | None = None, use_cpu: bool = False,
-                   multi_device: bool = False, multi_queue: bool = False) -> Context:
+                   multi_device: bool = False, multi_queue: bool = False,
+                   max_in_flight: int | None = None) -> Context:
     """Creates a new context beside the global one (every call makes another).
 
     Takes the arguments of :func:`make_context`, with the same defaults and checks. The new
@@ -412,7 +445,7 @@ def create_context(device_ids: int | Sequence[int] | None = None,
         ValueError / IndexError: an argument is out of range (the message names it).
     """
     return _new_context(device_ids, device_count, queue_counts, queue_families, use_cpu,
-                        multi_device, multi_queue)
+                        multi_device, multi_queue, max_in_flight)
 
 
 def get_context() -> Context:

@@ -11,6 +11,7 @@ passes are strided transforms over adjacent columns, so their loads and stores c
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Tuple
 
@@ -27,11 +28,13 @@ from vkdispatch.shader.mapping import map as make_map
 __all__ = ["fits_one_pass", "split_length", "FourStepFFT"]
 
 
+@functools.lru_cache(maxsize=4096)
 def fits_one_pass(n: int, compute_type, limits: DeviceLimits, stride: int = 1,
                   max_register_count: int | None = None) -> bool:
     """Whether one workgroup can hold a line of ``n`` (and, for a strided axis, enough
     adjacent lines to coalesce) with that register budget; raises for lengths with
-    unsupported primes."""
+    unsupported primes. Cached: eager calls ask on every call, before they reach the shader
+    caches, and planning a line costs tens of microseconds."""
     check_length(n)
     try:
         lines = min(MIN_STRIDED_LINES, stride)

@@ -1,14 +1,14 @@
 """How many logical invocations each invocation of a shader runs on a context (coarsening, see
 :mod:`vkdispatch.codegen.coarsening`): the shader's own choice (``@vd.shader(coarsen=...)``),
 else the ``VKDISPATCH_COARSEN`` environment variable (a factor; 1 turns it off), else the
-device's default, measured with ``benchmarks/elementwise.py``."""
+device's default, measured with ``benchmarks/elementwise.py``. Factors above
+:data:`~vkdispatch.codegen.coarsening.MAX_FACTOR` are refused (they take minutes to compile)."""
 from __future__ import annotations
 
-import os
-
 from vkdispatch.base.device_info import is_cpu_device
+from vkdispatch.base.environment import int_from_environment
 from vkdispatch.codegen.builder import ShaderDescription
-from vkdispatch.codegen.coarsening import coarsenable, obstacle
+from vkdispatch.codegen.coarsening import MAX_FACTOR, coarsenable, obstacle
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["check_coarsen", "coarsening_factor", "COARSENED_LOCAL_SIZE"]
@@ -29,29 +29,20 @@ _ENVIRONMENT = "VKDISPATCH_COARSEN"
 
 def check_coarsen(coarsen, description: ShaderDescription):
     """The decorator's ``coarsen`` argument checked: None or True (automatic), False (off), or
-    a factor of at least 1 for a shader whose invocations allow it."""
+    a factor from 1 to MAX_FACTOR for a shader whose invocations allow it."""
     if coarsen is None or isinstance(coarsen, bool):
         return coarsen
     if not isinstance(coarsen, int) or coarsen < 1:
         raise InvalidTypeError(f"coarsen must be None, a bool or an int >= 1, got {coarsen!r}")
+    if coarsen > MAX_FACTOR:
+        raise InvalidArgumentError(
+            f"coarsen={coarsen} is above the maximum of {MAX_FACTOR}: each logical invocation "
+            f"is a copy of the shader's body, and such factors take minutes to compile")
     if coarsen > 1 and not coarsenable(description):
         raise InvalidArgumentError(
             f"coarsen={coarsen}: shader '{description.name}' cannot run several invocations per "
             f"invocation ({obstacle(description)}); leave coarsen=None")
     return coarsen
-
-
-def _environment_factor() -> int | None:
-    value = os.environ.get(_ENVIRONMENT)
-    if not value:
-        return None
-    try:
-        factor = int(value)
-    except ValueError:
-        raise InvalidArgumentError(f"{_ENVIRONMENT} must be an int >= 1, got {value!r}") from None
-    if factor < 1:
-        raise InvalidArgumentError(f"{_ENVIRONMENT} must be an int >= 1, got {value!r}")
-    return factor
 
 
 def _device_factor(info) -> int:
@@ -67,7 +58,7 @@ def coarsening_factor(coarsen, description: ShaderDescription, device_infos) -> 
         return 1
     if isinstance(coarsen, int) and not isinstance(coarsen, bool):
         return coarsen  # 1: off
-    factor = _environment_factor()
+    factor = int_from_environment(_ENVIRONMENT, 1, MAX_FACTOR)
     if factor is not None:
         return factor
     return min(_device_factor(info) for info in device_infos)

@@ -81,8 +81,9 @@ def shader(exec_size=None, local_size=None, workgroups=None, flags: ShaderFlags 
         flags: ShaderFlags.
         coarsen: logical invocations run per invocation (beyond vkdispatch 0.1.0): None (or
             True) picks the device's default where the shader allows it
-            (``VKDISPATCH_COARSEN`` overrides), False or 1 turns it off, an int forces it (ValueError where the shader
-            uses shared memory, barriers, subgroups, local or workgroup ids or returns early).
+            (``VKDISPATCH_COARSEN`` overrides), False or 1 turns it off, an int up to 64
+            forces it (ValueError above 64, or where the shader uses shared memory, barriers,
+            subgroups, local or workgroup ids or returns early).
             ``get_src()`` shows the variant built.
 
     Raises:

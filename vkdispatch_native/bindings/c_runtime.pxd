@@ -19,6 +19,8 @@ cdef extern from "vkdispatch/instance.hpp" namespace "vkdispatch" nogil:
         const vector[DeviceInfo]& devices()
 
 cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
+    const uint32_t kDefaultMaxInFlight
+
     cdef cppclass Queue:
         uint64_t lastSubmitted() except +raiseNativeError
         bool completed(uint64_t value) except +raiseNativeError
@@ -31,6 +33,8 @@ cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
         Queue& queue(int index, const char* what) except +raiseNativeError
         int deviceIndexOfQueue(int index) except +raiseNativeError
         void waitIdle(int index) except +raiseNativeError
+        void setMaxInFlight(uint32_t max_in_flight) except +raiseNativeError
+        uint32_t maxInFlight()
 
 cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
     cdef cppclass Buffer:

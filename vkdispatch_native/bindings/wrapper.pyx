@@ -5,6 +5,7 @@ Native objects are owned by the ``cdef class`` wrappers below; C++ exceptions be
 classes that ``vkdispatch.base`` installs with :func:`set_error_classes`. Calls that may wait on
 the GPU or copy large amounts of memory release the GIL.
 """
+import threading
 import weakref
 
 from cpython.exc cimport PyErr_Occurred
@@ -49,7 +50,14 @@ cdef int _raise(int kind, const string& message, const string& result_name) exce
         if PyErr_Occurred():
             return -1  # the KeyboardInterrupt raised by the signal check propagates
         raise KeyboardInterrupt()
-    error = _class_for(_KIND_NAMES[kind])(message.decode("utf-8", "replace"))
+    text = message.decode("utf-8", "replace")
+    # What the validation layer reported inside the failed call explains this error: raised
+    # with it, not by the next, unrelated call (_check_validation runs only after successes).
+    cdef vector[string] validation = takeValidationErrors()
+    if validation.size():
+        text += "\nVulkan validation errors during this call:\n" + "\n".join(
+            e.decode("utf-8", "replace") for e in validation)
+    error = _class_for(_KIND_NAMES[kind])(text)
     if result_name.size():
         error.result = result_name.decode()
     raise error
@@ -59,10 +67,20 @@ cdef extern from "Python.h":
     # Declared without an exception value on purpose: the KeyboardInterrupt it sets must stay
     # pending (to be raised by _raise once the native wait unwinds), not be reported here.
     int check_signals_leaving_error_set "PyErr_CheckSignals"()
+    unsigned long PyThread_get_thread_ident() nogil
 
 
-cdef cbool _interrupt_pending() noexcept with gil:
-    return check_signals_leaving_error_set() != 0
+# Python runs signal handlers on the main thread only: elsewhere the check would always say no,
+# and taking the GIL for it could deadlock a wait (a waiting submitter may hold a lock that a
+# thread holding the GIL waits for).
+cdef unsigned long _main_thread = threading.main_thread().ident
+
+
+cdef cbool _interrupt_pending() noexcept nogil:
+    if PyThread_get_thread_ident() != _main_thread:
+        return False
+    with gil:
+        return check_signals_leaving_error_set() != 0
 
 
 cdef void _log_sink(int level, const char* message, void* user) noexcept with gil:
@@ -218,7 +236,7 @@ cdef class NativeContext:
 
     def __cinit__(self, NativeInstance instance, list device_indices, list queue_families,
                   uint64_t chunk_bytes=16 << 20, int chunk_count=3, int copy_threads=0,
-                  bint map_directly=True):
+                  bint map_directly=True, uint32_t max_in_flight=rt.kDefaultMaxInFlight):
         cdef vector[int] devices = device_indices
         cdef vector[vector[int]] families = queue_families
         cdef rt.TransferOptions options
@@ -229,8 +247,16 @@ cdef class NativeContext:
         self.instance = instance
         self.compute_objects = weakref.WeakSet()
         self.ptr.reset(new rt.Context(instance.ptr.get()[0], devices, families))
+        self.ptr.get().setMaxInFlight(max_in_flight)
         self.transfers.reset(new rt.TransferEngine(self.ptr.get()[0], options))
         _check_validation()
+
+    def __dealloc__(self):
+        # Cython would destroy the members in declaration order, the context before the
+        # transfer engine that waits on its queues (a context never closed, or whose close()
+        # Ctrl-C cut short at exit): the engine goes first, as in close().
+        self.transfers.reset()
+        self.ptr.reset()
 
     cdef int _check_open(self) except -1:
         if not self.ptr:
@@ -241,6 +267,12 @@ cdef class NativeContext:
     def queue_count(self):
         self._check_open()
         return self.ptr.get().queueCount()
+
+    @property
+    def max_in_flight(self):
+        """Submissions a queue lets be unfinished at once; one more waits for the oldest."""
+        self._check_open()
+        return self.ptr.get().maxInFlight()
 
     def wait_idle(self, int queue_index=-1):
         """Waits for all work submitted to one queue, or to every queue when -1."""
@@ -355,6 +387,9 @@ cdef class NativeBuffer:
         """Frees the buffer now; the memory is released once the GPU stops using it."""
         self.ptr.reset()
         _check_validation()
+
+
+DEFAULT_MAX_IN_FLIGHT = rt.kDefaultMaxInFlight
 
 
 def live_buffer_count():

@@ -6,17 +6,18 @@
 #include <cfloat>
 #include <cmath>
 #include <functional>
-#include <random>
 #include <string>
 
 #include "compute_helpers.hpp"
 #include "kompute/Kompute.hpp"
+#include "kompute_helpers.hpp"
 #include "vkdispatch/log.hpp"
 
 namespace {
 
 using kp::Memory;
 using vkdispatch::test::messageOf;
+using vkdispatch::test::randomFloats;
 
 // Kompute's example shader: out[i] = a[i] * b[i], one invocation per element.
 const char* kMultiply = R"(#version 450
@@ -45,14 +46,6 @@ layout(set = 0, binding = 1) buffer B { int b[]; };
 layout(set = 0, binding = 2) buffer O { int o[]; };
 void main() { uint i = gl_GlobalInvocationID.x; o[i] = a[i] + b[i]; }
 )";
-
-std::vector<float> randomFloats(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-8.0f, 8.0f);
-    std::vector<float> out(n);
-    for (auto& v : out) v = uniform(rng);
-    return out;
-}
 
 // Inputs a and b of random floats and an output of zeros, all eDevice tensors of `n` elements.
 struct Product {

@@ -189,11 +189,48 @@ def _format_argument(arg) -> str:
     return as_variable(arg, "printf argument").name
 
 
+# glslang, the in-process compiler, ends a string literal after 1,024 characters (its longest
+# token): a longer format fails to build with "End of line in string".
+MAX_PRINTF_FORMAT_LENGTH = 1024
+_ESCAPED = {'"': '\\"', "\\": "\\\\", "\n": "\\n"}
+
+
+def _glsl_character(char: str, position: int, text: str) -> str:
+    """How ``char`` is spelled in a GLSL string literal so that the printf prints it."""
+    if char in _ESCAPED:
+        return _ESCAPED[char]
+    code = ord(char)
+    if code > 0x7F:
+        raise InvalidArgumentError(
+            f"printf: the format {text!r} has the non-ASCII character {char!r} (U+{code:04X}) at "
+            f"position {position}; shader strings are ASCII only (glslang garbles other bytes), "
+            f"so spell it in ASCII")
+    if code == 0:
+        raise InvalidArgumentError(f"printf: the format {text!r} has a NUL character at position "
+                                   f"{position}; the shader's string would end there")
+    return f"\\{code:03o}" if code < 0x20 or code == 0x7F else char
+
+
 def _string_literal(text: str) -> str:
-    """``text`` as a GLSL string literal. Backslashes are kept, so escapes written in Python
-    (``"\\n"``) reach the printf as the reference passes them; raw newlines and quotes, which
-    would end the literal, are escaped."""
-    return '"' + text.replace('"', '\\"').replace("\n", "\\n") + '"'
+    """``text`` as a GLSL string literal whose printf output is ``text`` itself: quotes and
+    backslashes are escaped, control characters spelled in octal. The one exception is 0.1.0's
+    newline: a backslash followed by ``n`` stays the escape ``\\n`` and prints a newline (0.1.0
+    put formats in the shader unescaped, so its users wrote newlines that way)."""
+    characters = []
+    position = 0
+    while position < len(text):
+        if text.startswith("\\n", position):
+            characters.append("\\n")
+            position += 2
+            continue
+        characters.append(_glsl_character(text[position], position, text))
+        position += 1
+    if len(characters) > MAX_PRINTF_FORMAT_LENGTH:
+        raise InvalidArgumentError(
+            f"printf: the format is {len(characters)} characters long; a shader string holds at "
+            f"most {MAX_PRINTF_FORMAT_LENGTH} (glslang's longest string literal), so split it "
+            f"into several vc.printf calls")
+    return '"' + "".join(characters) + '"'
 
 
 def _emit_printf(format_text: str, values: list[str], sources) -> None:
@@ -247,7 +284,12 @@ def printf(format: str, *args) -> None:  # noqa: A002 - the reference's name
     """Emits ``debugPrintfEXT(format, args...)`` (printed in debug mode only). String
     arguments are inserted verbatim, shader values and numbers as expressions. The format is
     checked against the arguments (count, integer or float, vector size) unless a string
-    argument makes them unknowable."""
+    argument makes them unknowable.
+
+    The format's characters print as they are (quotes, backslashes, tabs), except that a
+    backslash followed by ``n`` prints a newline, as in vkdispatch 0.1.0. It must be ASCII
+    without NUL and at most ``MAX_PRINTF_FORMAT_LENGTH`` (1,024) characters long; anything else
+    raises :class:`~vkdispatch.errors.InvalidArgumentError` when the shader is traced."""
     if not isinstance(format, str):
         raise InvalidTypeError(f"printf format must be a str, got {format!r}")
     conversions = _conversions(format)
@@ -271,12 +313,15 @@ def _components(value: ShaderVariable) -> list[str]:
 
 def print_vars(*args, separator: str = " ") -> None:
     """Prints shader values (by their dtype's format) and Python values (as text); vectors,
-    complex values and matrices are expanded into their components."""
+    complex values and matrices (one row a line) are expanded into their components. The text
+    follows :func:`printf`'s rules for formats."""
     formats, values = [], []
     for arg in args:
         if isinstance(arg, ShaderVariable):
             arg = as_variable(arg, "print argument")
-            formats.append(arg.var_type.format_str)
+            # dtype formats are spelled for GLSL source, as 0.1.0 pasted them into the shader:
+            # the matrices' doubled backslash there is one, before the n of a newline.
+            formats.append(arg.var_type.format_str.replace("\\\\", "\\"))
             values += _components(arg)
         else:
             formats.append(str(arg).replace("%", "%%"))

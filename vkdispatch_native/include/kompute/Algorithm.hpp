@@ -3,6 +3,10 @@
 // workgroup counts, specialization constants (constant_id i = element i) and push constants
 // (one range at offset 0), built on a vkdispatch ComputePlan. Made by Manager::algorithm.
 //
+// Errors: vkdispatch::InvalidArgumentError (a std::runtime_error) for SPIR-V that is not a valid
+// module for the device's Vulkan version (checked before Vulkan sees it: drivers crash on
+// malformed modules) and for workgroup counts above the device's maxComputeWorkGroupCount.
+//
 // Thread safety: none; one thread uses an algorithm at a time.
 #include <cstring>
 #include <memory>
@@ -27,7 +31,9 @@ public:
     Algorithm(const Algorithm&) = delete;
     Algorithm& operator=(const Algorithm&) = delete;
 
-    /// Replaces everything (the previous pipeline is destroyed at once).
+    /// Replaces everything (an error leaves the algorithm as it was: the new pipeline is made
+    /// first). The previous pipeline is destroyed once the device finished the work submitted
+    /// so far; sequences that recorded a dispatch of it refuse to run that recording.
     template <typename S = float, typename P = float>
     void rebuild(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                  const std::vector<uint32_t>& spirv, const Workgroup& workgroup = {},
@@ -39,7 +45,8 @@ public:
 
     bool isInit() const noexcept;
     /// Workgroup counts: x == 0 means one per element of the first memory object (`min_size`
-    /// without objects); a 0 in y or z means 1.
+    /// without objects); a 0 in y or z means 1. Each count must be at most the device's
+    /// maxComputeWorkGroupCount for its axis (InvalidArgumentError, naming both, otherwise).
     void setWorkgroup(const Workgroup& workgroup, uint32_t min_size = 1);
     const Workgroup& getWorkgroup() const noexcept { return m_workgroup; }
 
@@ -63,6 +70,11 @@ public:
     /// Pushes the current push constants (nothing when there are none).
     void recordBindPush(const vk::CommandBuffer& cb);
     void recordDispatch(const vk::CommandBuffer& cb);
+    /// Identifies the current pipeline: a new value at every build, 0 when there is none (not
+    /// built, or destroyed). Sequences compare it to refuse commands of a replaced pipeline.
+    uint64_t buildId() const noexcept { return m_build_id; }
+    /// Frees the pipeline once the device finished the work submitted so far (sequences that
+    /// recorded a dispatch of it then refuse to run that recording); a second call does nothing.
     void destroy();
 
 private:
@@ -90,6 +102,16 @@ private:
                const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
                std::vector<uint8_t> specialization, uint32_t specialization_size,
                std::vector<uint8_t> push);
+    /// The counts setWorkgroup() gives for `workgroup` over `mem_objects`, checked.
+    Workgroup checkedWorkgroup(const Workgroup& workgroup,
+                               const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                               uint32_t min_size) const;
+    std::unique_ptr<Pipeline> createPipeline(
+        const std::vector<std::shared_ptr<Memory>>& mem_objects,
+        const std::vector<uint32_t>& spirv, const std::vector<uint8_t>& specialization,
+        uint32_t specialization_size, uint32_t push_size) const;
+    /// Waits until submitted work is done with the pipeline, then frees it.
+    void releasePipeline();
 
     std::shared_ptr<detail::Runtime> m_runtime;
     std::vector<std::shared_ptr<Memory>> m_mem_objects;
@@ -97,6 +119,7 @@ private:
     std::vector<uint8_t> m_specialization;
     std::vector<uint8_t> m_push;
     std::unique_ptr<Pipeline> m_pipeline;  // null when not built
+    uint64_t m_build_id = 0;                // see buildId()
 };
 
 }  // namespace kp

@@ -69,8 +69,8 @@ public:
     }
 
     virtual bool isInit() const noexcept = 0;
-    /// Frees the resources (at once: the caller makes sure no running sequence uses them);
-    /// a second call does nothing.
+    /// Frees the resources once the device finished the work submitted so far (sequences that
+    /// recorded commands on them then refuse to run those); a second call does nothing.
     virtual void destroy() = 0;
 
     /// Records the copy from the staging resource to the primary one (eDevice only).
@@ -97,6 +97,9 @@ public:
 protected:
     /// Copies `data` (memorySize() bytes; null: zeros) into the host view, if there is one.
     void fillHostView(const void* data);
+    /// Waits until the device finished the work submitted so far, which may use the resources
+    /// destroy() is about to free (nothing after destroy()).
+    void awaitSubmittedWork() const;
     /// What destroy() leaves of every memory object: no host view, no size, no device.
     void forget() noexcept;
     /// Kompute's errors for a copy from `source` of another data type or size.

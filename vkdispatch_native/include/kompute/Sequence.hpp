@@ -5,9 +5,16 @@
 // record() after an eval starts a new command buffer but keeps the operation list, as Kompute
 // does. Made by Manager::sequence.
 //
+// destroy() of a memory object or algorithm frees its Vulkan resources, as in Kompute, so a
+// command buffer recorded with it must not run again: record(), end(), eval() and evalAsync()
+// throw std::runtime_error naming the operation and the destroyed (or rebuilt) object while
+// the command buffer holds such commands (see OpBase::uses); clear() drops them, and a record()
+// after an eval starts a new buffer without them.
+//
 // Thread safety: none; one thread uses a sequence at a time (sequences may run concurrently).
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -74,7 +81,8 @@ public:
     void begin();
     /// Ends recording (std::runtime_error while running).
     void end();
-    /// Drops the operations (ending the recording).
+    /// Drops the operations (ending the recording); the command buffer too when it holds
+    /// commands on a destroyed object.
     void clear();
     /// Records every operation again into a new command buffer.
     void rerecord();
@@ -89,6 +97,12 @@ public:
 
 private:
     struct State;
+    /// Why the command buffer must not run: what of its commands' objects was destroyed ("" when
+    /// nothing was).
+    std::string staleCommands() const;
+    void checkCommandsLive() const;  // throws staleCommands()
+    /// Resets the command buffer (after its last submission finished).
+    void discardCommands();
     void checkTimestampRoom() const;
     void writeTimestamp();
     void settle();  // waits until the last submission finished

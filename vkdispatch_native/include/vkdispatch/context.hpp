@@ -36,6 +36,12 @@ public:
     const std::array<uint32_t, 3>& maxWorkgroupCount() const noexcept { return m_max_workgroups; }
     /// Waits for everything submitted so far to queue `index`, or to every queue when -1.
     void waitIdle(int index);
+    /// Queue::setMaxInFlight() of every queue (throws InvalidArgumentError for 0).
+    void setMaxInFlight(uint32_t max_in_flight);
+    /// Queue::maxInFlight(), the same on every queue.
+    uint32_t maxInFlight() const {
+        return m_queues.empty() ? kDefaultMaxInFlight : m_queues.front()->maxInFlight();
+    }
 
 private:
     void add(std::unique_ptr<Device> device);

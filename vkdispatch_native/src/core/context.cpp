@@ -85,4 +85,8 @@ void Context::waitIdle(int index) {
     }
 }
 
+void Context::setMaxInFlight(uint32_t max_in_flight) {
+    for (Queue* q : m_queues) q->setMaxInFlight(max_in_flight);
+}
+
 }  // namespace vkdispatch

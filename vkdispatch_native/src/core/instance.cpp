@@ -1,8 +1,10 @@
 #include "vkdispatch/instance.hpp"
 
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include "debug_printf.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/log.hpp"
 
@@ -43,7 +45,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(
     const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
     const std::string message = data->pMessage != nullptr ? data->pMessage : "";
     if (isShaderPrintf(data)) {
-        log(LogLevel::Warning, "shader printf: " + message);
+        logShaderPrintf(severity, message);
     } else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
         recordValidationError(message);
         log(LogLevel::Error, "validation: " + message);
@@ -147,6 +149,9 @@ void Instance::createInstance(const InstanceOptions& options) {
     VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
     features.enabledValidationFeatureCount = 2;
     features.pEnabledValidationFeatures = enables;
+
+    std::optional<PrintfBufferSetting> printf_buffer;
+    if (m_debug) printf_buffer.emplace();
 
     VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     info.pNext = m_debug ? &features : nullptr;

@@ -1,9 +1,12 @@
 #include "kompute/Algorithm.hpp"
 
+#include <array>
+#include <atomic>
 #include <stdexcept>
 #include <string>
 
 #include "runtime.hpp"
+#include "spirv_check.hpp"
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/errors.hpp"
 
@@ -27,22 +30,71 @@ Algorithm::Algorithm(std::shared_ptr<detail::Runtime> runtime,
 
 Algorithm::~Algorithm() = default;
 
+namespace {
+
+std::atomic<uint64_t> g_builds{0};  // buildId() values, unique in the process
+
+const char* const kAxes[] = {"x", "y", "z"};
+
+std::string countsText(const Workgroup& counts) {
+    return "(" + std::to_string(counts[0]) + ", " + std::to_string(counts[1]) + ", " +
+           std::to_string(counts[2]) + ")";
+}
+
+// A count above the limit is invalid usage that lavapipe runs anyway (for minutes, at 70000^3).
+void checkWithinLimit(const Workgroup& counts, const std::array<uint32_t, 3>& limit,
+                      bool x_from_size) {
+    for (int axis = 0; axis < 3; ++axis) {
+        if (counts[axis] <= limit[axis]) continue;
+        throw vkdispatch::InvalidArgumentError(
+            std::string("workgroup: ") + kAxes[axis] + " = " + std::to_string(counts[axis]) +
+            (axis == 0 && x_from_size ? " (one workgroup per element of the first memory "
+                                        "object, as x = 0 asks)"
+                                      : "") +
+            " exceeds the device's maxComputeWorkGroupCount[" + std::to_string(axis) + "] = " +
+            std::to_string(limit[axis]) + "; counts " + countsText(counts) + ", limits " +
+            countsText(limit));
+    }
+}
+
+void checkMemObjects(const std::vector<std::shared_ptr<Memory>>& mem_objects) {
+    for (const auto& memory : mem_objects)
+        if (!memory || !memory->isInit())
+            throw std::runtime_error("Kompute Algorithm was given a destroyed memory object");
+}
+
+}  // namespace
+
 bool Algorithm::isInit() const noexcept { return m_pipeline != nullptr; }
 
 void Algorithm::destroy() {
+    releasePipeline();
     // Dropping the device too lets a destroyed Manager's device go while Python (or a user)
     // still holds this object.
-    m_pipeline.reset();
     m_runtime.reset();
 }
 
+void Algorithm::releasePipeline() {
+    // A submitted sequence may still run the pipeline and read its descriptor set.
+    if (m_pipeline && m_runtime) m_runtime->context->waitIdle(-1);
+    m_pipeline.reset();
+    m_build_id = 0;
+}
+
+Workgroup Algorithm::checkedWorkgroup(const Workgroup& workgroup,
+                                      const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                                      uint32_t min_size) const {
+    const bool x_from_size = workgroup[0] == 0;
+    const Workgroup counts =
+        x_from_size ? Workgroup{mem_objects.empty() ? min_size : mem_objects.front()->size(), 1, 1}
+                    : Workgroup{workgroup[0], workgroup[1] == 0 ? 1 : workgroup[1],
+                                workgroup[2] == 0 ? 1 : workgroup[2]};
+    if (m_runtime) checkWithinLimit(counts, m_runtime->context->maxWorkgroupCount(), x_from_size);
+    return counts;
+}
+
 void Algorithm::setWorkgroup(const Workgroup& workgroup, uint32_t min_size) {
-    if (workgroup[0] == 0) {
-        m_workgroup = {m_mem_objects.empty() ? min_size : m_mem_objects.front()->size(), 1, 1};
-        return;
-    }
-    m_workgroup = {workgroup[0], workgroup[1] == 0 ? 1 : workgroup[1],
-                   workgroup[2] == 0 ? 1 : workgroup[2]};
+    m_workgroup = checkedWorkgroup(workgroup, m_mem_objects, min_size);
 }
 
 void Algorithm::setPushConstants(const void* data, uint32_t count, uint32_t element_size) {
@@ -58,29 +110,44 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                       const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
                       std::vector<uint8_t> specialization, uint32_t specialization_size,
                       std::vector<uint8_t> push) {
-    m_pipeline.reset();
+    // Checked and made before the old pipeline goes: an error leaves the algorithm as it was.
+    const bool builds = !mem_objects.empty() && !spirv.empty();  // else Kompute's uninitialised
+    if (builds && !m_runtime)
+        throw std::runtime_error("Kompute Algorithm device is null: it was destroyed");
+    checkMemObjects(mem_objects);
+    const Workgroup counts = checkedWorkgroup(workgroup, mem_objects, 1);
+    if (builds) {
+        const auto& info = m_runtime->device().info();
+        detail::checkSpirv(spirv, info.version_major > 1 ? UINT32_MAX : info.version_minor);
+    }
+    auto pipeline = builds ? createPipeline(mem_objects, spirv, specialization,
+                                            specialization_size, static_cast<uint32_t>(push.size()))
+                           : nullptr;
+    releasePipeline();
     m_mem_objects = mem_objects;
     m_specialization = std::move(specialization);
     m_push = std::move(push);
-    setWorkgroup(workgroup);
-    if (mem_objects.empty() || spirv.empty()) return;  // Kompute's uninitialised algorithm
-    if (!m_runtime) throw std::runtime_error("Kompute Algorithm device is null: it was destroyed");
+    m_workgroup = counts;
+    m_pipeline = std::move(pipeline);
+    if (m_pipeline) m_build_id = ++g_builds;
+}
 
+std::unique_ptr<Algorithm::Pipeline> Algorithm::createPipeline(
+    const std::vector<std::shared_ptr<Memory>>& mem_objects, const std::vector<uint32_t>& spirv,
+    const std::vector<uint8_t>& specialization, uint32_t specialization_size,
+    uint32_t push_size) const {
     std::vector<vkdispatch::BindingType> bindings;
     uint32_t images = 0;
     for (const auto& memory : mem_objects) {
-        if (!memory || !memory->isInit())
-            throw std::runtime_error("Kompute Algorithm was given a destroyed memory object");
         const bool image = memory->getDescriptorType() == vk::DescriptorType::eStorageImage;
         images += image;
         bindings.push_back(image ? vkdispatch::BindingType::StorageImage
                                  : vkdispatch::BindingType::StorageBuffer);
     }
     auto pipeline = std::make_unique<Pipeline>();
-    vkdispatch::SpecializationConstants spec{m_specialization, specialization_size};
+    vkdispatch::SpecializationConstants spec{specialization, specialization_size};
     pipeline->plan = std::make_unique<vkdispatch::ComputePlan>(
-        *m_runtime->context, spirv, bindings, static_cast<uint32_t>(m_push.size()),
-        "kp::Algorithm", nullptr, spec);
+        *m_runtime->context, spirv, bindings, push_size, "kp::Algorithm", nullptr, spec);
 
     const VkDevice device = m_runtime->handle();
     std::vector<VkDescriptorPoolSize> sizes;
@@ -104,7 +171,7 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
              "allocating the descriptor set of a kp::Algorithm");
     for (size_t i = 0; i < mem_objects.size(); ++i)
         mem_objects[i]->writeDescriptor(device, pipeline->set, static_cast<uint32_t>(i));
-    m_pipeline = std::move(pipeline);
+    return pipeline;
 }
 
 namespace {

@@ -134,6 +134,7 @@ Image::~Image() = default;
 bool Image::isInit() const noexcept { return m_resources != nullptr && m_runtime != nullptr; }
 
 void Image::destroy() {
+    awaitSubmittedWork();
     m_resources.reset();
     forget();
 }

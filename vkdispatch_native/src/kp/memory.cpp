@@ -86,6 +86,10 @@ void Memory::checkCopyFrom(const Memory& source) const {
                                  std::to_string(size()));
 }
 
+void Memory::awaitSubmittedWork() const {
+    if (m_runtime) m_runtime->context->waitIdle(-1);
+}
+
 void Memory::forget() noexcept {
     m_host.reset();
     m_size = 0;

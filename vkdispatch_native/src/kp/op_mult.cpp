@@ -40,4 +40,10 @@ OpMult::OpMult(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                const std::shared_ptr<Algorithm>& algorithm)
     : OpAlgoDispatch(rebuilt(mem_objects, algorithm)) {}
 
+OpUses OpMult::uses() const {
+    OpUses uses = OpAlgoDispatch::uses();
+    uses.operation = "OpMult";
+    return uses;
+}
+
 }  // namespace kp

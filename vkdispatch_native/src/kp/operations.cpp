@@ -56,6 +56,8 @@ std::vector<std::shared_ptr<Memory>> atLeast(const std::vector<std::shared_ptr<M
 OpSyncDevice::OpSyncDevice(const std::vector<std::shared_ptr<Memory>>& mem_objects)
     : m_mem_objects(atLeast(mem_objects, 1, "OpSyncDevice")) {}
 
+OpUses OpSyncDevice::uses() const { return {"OpSyncDevice", m_mem_objects, nullptr}; }
+
 void OpSyncDevice::record(const vk::CommandBuffer& cb) {
     for (const auto& memory : m_mem_objects) {
         if (memory->memoryType() != Memory::MemoryTypes::eDevice) continue;
@@ -68,6 +70,8 @@ void OpSyncDevice::record(const vk::CommandBuffer& cb) {
 
 OpSyncLocal::OpSyncLocal(const std::vector<std::shared_ptr<Memory>>& mem_objects)
     : m_mem_objects(atLeast(mem_objects, 1, "OpSyncLocal")) {}
+
+OpUses OpSyncLocal::uses() const { return {"OpSyncLocal", m_mem_objects, nullptr}; }
 
 void OpSyncLocal::record(const vk::CommandBuffer& cb) {
     for (const auto& memory : m_mem_objects) {
@@ -85,6 +89,8 @@ void OpSyncLocal::record(const vk::CommandBuffer& cb) {
 
 OpCopy::OpCopy(const std::vector<std::shared_ptr<Memory>>& mem_objects)
     : m_mem_objects(atLeast(mem_objects, 2, "OpCopy")) {}
+
+OpUses OpCopy::uses() const { return {"OpCopy", m_mem_objects, nullptr}; }
 
 void OpCopy::record(const vk::CommandBuffer& cb) {
     afterEarlierWork(cb, *m_mem_objects[0], vk::AccessFlagBits::eTransferRead,
@@ -121,6 +127,11 @@ void OpAlgoDispatch::record(const vk::CommandBuffer& cb) {
     m_algorithm->recordDispatch(cb);
 }
 
+OpUses OpAlgoDispatch::uses() const {
+    if (!m_algorithm) return {"OpAlgoDispatch", {}, nullptr};
+    return {"OpAlgoDispatch", m_algorithm->getMemObjects(), m_algorithm};
+}
+
 OpMemoryBarrier::OpMemoryBarrier(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                                  const vk::AccessFlagBits& src_access,
                                  const vk::AccessFlagBits& dst_access,
@@ -133,6 +144,8 @@ OpMemoryBarrier::OpMemoryBarrier(const std::vector<std::shared_ptr<Memory>>& mem
       m_src_stage(src_stage),
       m_dst_stage(dst_stage),
       m_primary(barrier_on_primary) {}
+
+OpUses OpMemoryBarrier::uses() const { return {"OpMemoryBarrier", m_mem_objects, nullptr}; }
 
 void OpMemoryBarrier::record(const vk::CommandBuffer& cb) {
     for (const auto& memory : m_mem_objects) {

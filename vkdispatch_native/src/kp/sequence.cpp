@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "runtime.hpp"
@@ -14,6 +15,35 @@ namespace {
 constexpr const char* kBeginWhileRunning =
     "Kompute Sequence begin called when sequence still running";
 
+// An operation whose commands a command buffer holds, and what they used when it was recorded.
+struct Recorded {
+    std::shared_ptr<OpBase> op;  // kept alive while the buffer may run
+    OpUses uses;
+    std::vector<bool> live;  // which of uses.mem_objects were alive then
+    uint64_t build = 0;      // uses.algorithm's buildId() then
+
+    explicit Recorded(std::shared_ptr<OpBase> recorded)
+        : op(std::move(recorded)), uses(op->uses()) {
+        for (const auto& memory : uses.mem_objects) live.push_back(memory && memory->isInit());
+        if (uses.algorithm) build = uses.algorithm->buildId();
+    }
+
+    // What of it was destroyed (or rebuilt) since it was recorded; "" when nothing was.
+    std::string gone() const {
+        const auto& algorithm = uses.algorithm;
+        if (build != 0 && algorithm->buildId() != build)
+            return std::string("dispatches an algorithm that has been ") +
+                   (algorithm->isInit() ? "rebuilt" : "destroyed") + " since";
+        for (size_t i = 0; i < live.size(); ++i) {
+            if (!live[i] || uses.mem_objects[i]->isInit()) continue;
+            const bool image = uses.mem_objects[i]->type() == Memory::Type::eImage;
+            return std::string("uses ") + (image ? "an image" : "a tensor") + " (memory object " +
+                   std::to_string(i) + ") that has been destroyed since";
+        }
+        return "";
+    }
+};
+
 }  // namespace
 
 struct Sequence::State {
@@ -21,8 +51,9 @@ struct Sequence::State {
     vkdispatch::Queue* queue = nullptr;
     vkdispatch::UniqueCommandPool pool;
     VkCommandBuffer cb = VK_NULL_HANDLE;
-    bool recorded = false;      // cb holds a finished recording
-    uint64_t submitted = 0;     // timeline value of the running submission
+    bool recorded = false;            // cb holds a finished recording
+    std::vector<Recorded> in_buffer;  // the operations whose commands cb holds
+    uint64_t submitted = 0;           // timeline value of the running submission
     VkQueryPool timestamps = VK_NULL_HANDLE;
     uint32_t total_timestamps = 0;
 
@@ -74,7 +105,9 @@ Sequence::~Sequence() { destroy(); }
 
 void Sequence::destroy() {
     if (!m_state) return;
-    settle();
+    // Deaf to Ctrl-C: the destructor calls this and must not throw, and the command buffer
+    // freed below may not be given up while the GPU still runs it.
+    if (m_state->submitted != 0) m_state->queue->waitIgnoringInterrupts(m_state->submitted);
     m_running = m_recording = false;
     m_operations.clear();
     m_state.reset();
@@ -100,6 +133,31 @@ void Sequence::writeTimestamp() {
                         static_cast<uint32_t>(m_operations.size()));
 }
 
+std::string Sequence::staleCommands() const {
+    for (const Recorded& recorded : m_state->in_buffer) {
+        const std::string gone = recorded.gone();
+        if (!gone.empty())
+            return std::string("Kompute Sequence cannot run its commands: the ") +
+                   recorded.uses.operation + " recorded into them " + gone +
+                   "; clear() the sequence and record operations on live objects";
+    }
+    return "";
+}
+
+void Sequence::checkCommandsLive() const {
+    const std::string stale = staleCommands();
+    if (!stale.empty()) throw std::runtime_error(stale);
+}
+
+void Sequence::discardCommands() {
+    settle();
+    State& s = *m_state;
+    VK_CHECK(vkResetCommandBuffer(s.cb, 0), "resetting the command buffer of a kp::Sequence");
+    s.in_buffer.clear();
+    s.recorded = false;
+    m_recording = false;
+}
+
 void Sequence::settle() {
     // After an evalAwait that timed out the sequence counts as idle (Kompute's rule) while the
     // GPU may still run its buffer: it must finish before the buffer is reset or resubmitted.
@@ -115,6 +173,7 @@ void Sequence::begin() {
     State& s = *m_state;
     VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK_CHECK(vkBeginCommandBuffer(s.cb, &info), "beginning a kp::Sequence");
+    s.in_buffer.clear();
     s.recorded = false;
     m_recording = true;
     // Kompute's operations only order transfers and dispatches among themselves: the buffer
@@ -131,6 +190,7 @@ void Sequence::end() {
     if (!m_state) throw destroyedError();
     if (m_running) throw std::runtime_error(kBeginWhileRunning);
     if (!m_recording) return;
+    checkCommandsLive();  // adding to a buffer that uses a freed object is invalid usage
     State& s = *m_state;
     vkdispatch::recordFullBarrier(s.cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     VK_CHECK(vkEndCommandBuffer(s.cb), "ending a kp::Sequence");
@@ -141,7 +201,10 @@ void Sequence::end() {
 std::shared_ptr<Sequence> Sequence::record(std::shared_ptr<OpBase> op) {
     if (!op) throw std::runtime_error("Kompute Sequence record was given no operation");
     begin();
+    checkCommandsLive();
     checkTimestampRoom();  // before the operation's commands: a refused one leaves no trace
+    // Listed first: commands it writes before a failure count too.
+    m_state->in_buffer.emplace_back(op);
     op->record(vk::CommandBuffer(m_state->cb));
     m_operations.push_back(std::move(op));
     writeTimestamp();
@@ -154,6 +217,7 @@ std::shared_ptr<Sequence> Sequence::evalAsync() {
     if (m_running)
         throw std::runtime_error("Kompute Sequence evalAsync called when an eval async was "
                                  "called without successful wait");
+    checkCommandsLive();
     settle();
     State& s = *m_state;
     const vk::CommandBuffer cb(s.cb);
@@ -205,7 +269,9 @@ std::shared_ptr<Sequence> Sequence::eval(std::shared_ptr<OpBase> op) {
 
 void Sequence::clear() {
     m_operations.clear();
-    if (m_recording) end();
+    if (!m_state) return;
+    if (!staleCommands().empty()) discardCommands();
+    else if (m_recording) end();
 }
 
 void Sequence::rerecord() {

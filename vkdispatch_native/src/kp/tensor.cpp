@@ -69,6 +69,7 @@ Tensor::~Tensor() = default;
 bool Tensor::isInit() const noexcept { return m_buffers != nullptr && m_runtime != nullptr; }
 
 void Tensor::destroy() {
+    awaitSubmittedWork();
     m_buffers.reset();
     forget();
 }

@@ -35,8 +35,11 @@ uint64_t submitOnReplicas(Queue& queue, const std::vector<Buffer::Replica*>& rep
     }
     for (Buffer::Replica* replica : replicas)
         if (replica->queue == &queue) detail::raiseTo(replica->last_use, value);
-    for (Queue* other : others) {  // their later work must not touch what the commands use
-        const uint64_t released = other->submitAfter([](VkCommandBuffer) {}, queue, value);
+    // Their later work must not touch what the commands use. Not given up on Ctrl-C: the
+    // commands are already submitted, and the caller frees what they use on an exception.
+    for (Queue* other : others) {
+        const uint64_t released = other->submitAfter([](VkCommandBuffer) {}, queue, value,
+                                                     Queue::RoomWait::Uninterruptible);
         for (Buffer::Replica* replica : replicas)
             if (replica->queue == other) detail::raiseTo(replica->last_use, released);
     }

@@ -69,12 +69,14 @@ TransferEngine::TransferEngine(Context& context, const TransferOptions& options)
 }
 
 TransferEngine::~TransferEngine() {
-    // Staging chunks may still be read by the device; wait for their queues before freeing.
+    // Staging chunks may still be read by the device; wait for their queues before freeing
+    // (deaf to Ctrl-C, which would otherwise throw out of this destructor).
     for (int q = 0; q < static_cast<int>(m_rings.size()); ++q) {
-        for (auto& chunk : m_rings[q]->chunks) m_context.queue(q).wait(chunk.last_use);
+        for (auto& chunk : m_rings[q]->chunks)
+            m_context.queue(q).waitIgnoringInterrupts(chunk.last_use);
     }
     for (auto& chunk : m_shared->chunks)
-        if (chunk.reader != nullptr) chunk.reader->wait(chunk.last_use);
+        if (chunk.reader != nullptr) chunk.reader->waitIgnoringInterrupts(chunk.last_use);
 }
 
 TransferEngine::Ring& TransferEngine::ring(int queue_index) { return *m_rings.at(queue_index); }

@@ -21,6 +21,7 @@ public:
         if (!m_push.empty()) std::memcpy(m_push.data(), push_constants.data(), m_push.size());
     }
     void record(const vk::CommandBuffer& command_buffer) override;
+    OpUses uses() const override;
 
 protected:
     std::shared_ptr<Algorithm> m_algorithm;

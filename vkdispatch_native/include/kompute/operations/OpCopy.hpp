@@ -16,6 +16,7 @@ public:
     explicit OpCopy(const std::vector<std::shared_ptr<Memory>>& mem_objects);
     /// Throws std::runtime_error when a destination's data type or size differs.
     void record(const vk::CommandBuffer& command_buffer) override;
+    OpUses uses() const override;
     void postEval(const vk::CommandBuffer& command_buffer) override;
 
 private:

@@ -16,6 +16,7 @@ public:
                     const vk::PipelineStageFlagBits& src_stage,
                     const vk::PipelineStageFlagBits& dst_stage, bool barrier_on_primary = true);
     void record(const vk::CommandBuffer& command_buffer) override;
+    OpUses uses() const override;
 
 private:
     std::vector<std::shared_ptr<Memory>> m_mem_objects;

@@ -14,6 +14,7 @@ public:
     /// `mem_objects` = {lhs, rhs, out}; std::runtime_error for another count.
     OpMult(const std::vector<std::shared_ptr<Memory>>& mem_objects,
            const std::shared_ptr<Algorithm>& algorithm);
+    OpUses uses() const override;
 };
 
 }  // namespace kp

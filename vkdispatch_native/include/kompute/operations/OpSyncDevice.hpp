@@ -14,6 +14,7 @@ public:
     /// Throws std::runtime_error for an empty list.
     explicit OpSyncDevice(const std::vector<std::shared_ptr<Memory>>& mem_objects);
     void record(const vk::CommandBuffer& command_buffer) override;
+    OpUses uses() const override;
 
 private:
     std::vector<std::shared_ptr<Memory>> m_mem_objects;
