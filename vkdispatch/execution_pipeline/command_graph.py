@@ -8,6 +8,7 @@ submitted command buffer, so a submit is one queue submission.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from typing import Any
@@ -155,6 +156,26 @@ class CommandGraph(CommandList, DispatchTarget):
         offset = self._append_uniform(uniform)
         self._append(_Dispatch(plan, blocks, buffers, bindings, uniform, offset, pc, pc_packer,
                                pc_values))
+
+    @contextlib.contextmanager
+    def one_submission(self):
+        """In immediate mode (a thread's default graph) the calls recorded inside are submitted
+        together when it ends: a library operation of several dispatches is one queue
+        submission, and its repeats reuse one native recording (they record equal commands).
+        None of them runs when an exception leaves it. On a graph of yours, or nested, it
+        changes nothing."""
+        if not (self.submit_on_record and self._reset_on_submit):
+            yield
+            return
+        self.submit_on_record = False
+        try:
+            yield
+        except BaseException:
+            self.reset()
+            raise
+        finally:
+            self.submit_on_record = True
+        self.submit()
 
     def record_command(self, command) -> None:
         """Records a command of :mod:`vkdispatch.base.commands` (a copy, fill, update, image

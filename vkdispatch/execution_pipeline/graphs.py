@@ -1,6 +1,7 @@
 """The per-thread default (immediate) graph and the optional per-thread global graph."""
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from vkdispatch.base.context import Context, get_context
@@ -8,7 +9,8 @@ from vkdispatch.errors import InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
 from vkdispatch.shader.dispatch_target import set_default_target_provider
 
-__all__ = ["default_graph", "global_graph", "graph_or_global", "set_global_graph"]
+__all__ = ["default_graph", "global_graph", "graph_or_global", "set_global_graph",
+           "one_submission"]
 
 
 class _ThreadKey:
@@ -61,6 +63,16 @@ def graph_or_global(graph) -> CommandGraph:
         raise InvalidTypeError(f"graph must be a vd.CommandGraph or None, got "
                                f"{type(graph).__name__}")
     return graph
+
+
+def one_submission(graph=None):
+    """A context in which a library operation's dispatches into ``graph`` (None: the thread's
+    global graph) become one queue submission where that graph is the immediate one (see
+    :meth:`CommandGraph.one_submission`); any other dispatch target records as usual."""
+    target = global_graph() if graph is None else graph
+    if isinstance(target, CommandGraph):
+        return target.one_submission()
+    return contextlib.nullcontext()
 
 
 def set_global_graph(graph: CommandGraph | None = None) -> None:

@@ -21,6 +21,7 @@ from vkdispatch.base.rfft_buffer import RFFTBuffer
 import vkdispatch.codegen as vc
 from vkdispatch.errors import (InvalidArgumentError, InvalidShaderArgumentError,
                                InvalidTypeError)
+from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
@@ -151,10 +152,12 @@ def _unfused_convolve(buffer, kernel, shape: Tuple, axis, normalize: bool, graph
     kernel's conjugate through an output hook, then the inverse FFT; four passes instead of
     one, but any length the FFTs handle."""
     product = _conjugate_product(buffer.var_type, kernel.var_type)
-    fft(buffer, kernel, buffer, buffer_shape=shape, graph=graph, print_shader=print_shader,
-        axis=axis, output_map=product, input_type=buffer.var_type, compute_type=compute_type)
-    fft(buffer, buffer_shape=shape, graph=graph, print_shader=print_shader, axis=axis,
-        inverse=True, normalize_inverse=normalize, compute_type=compute_type)
+    with one_submission(graph):
+        fft(buffer, kernel, buffer, buffer_shape=shape, graph=graph, print_shader=print_shader,
+            axis=axis, output_map=product, input_type=buffer.var_type,
+            compute_type=compute_type)
+        fft(buffer, buffer_shape=shape, graph=graph, print_shader=print_shader, axis=axis,
+            inverse=True, normalize_inverse=normalize, compute_type=compute_type)
 
 
 def _side_count(map_fn, present: bool) -> int:
@@ -277,20 +280,21 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
     fused = last - 1 if transposed_kernel or kernel_inner_only else last
     other = last if fused == last - 1 else last - 1
     first = (buffer, buffer) if input_map is not None else (buffer,)
-    fft(*first, graph=graph, print_shader=print_shader, axis=other, input_map=input_map,
-        input_type=None if input_map is not None else input_type, compute_type=compute_type,
-        buffer_shape=shape)
-    kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
-    convolve(buffer, *kernel_args, kernel_map=kernel_map, buffer_shape=shape, graph=graph,
-             print_shader=print_shader, axis=fused, normalize=normalize,
-             transposed_kernel=transposed_kernel, kernel_inner_only=kernel_inner_only,
-             kernel_type=kernel_type, compute_type=compute_type)
-    last_pass = (buffer, buffer) if output_map is not None else (buffer,)
-    fft(*last_pass, graph=graph, print_shader=print_shader, axis=other, inverse=True,
-        normalize_inverse=normalize, output_map=output_map,
-        output_type=None if output_map is not None else output_type,
-        input_type=buffer.var_type if output_map is not None else None,
-        compute_type=compute_type, buffer_shape=shape)
+    with one_submission(graph):
+        fft(*first, graph=graph, print_shader=print_shader, axis=other, input_map=input_map,
+            input_type=None if input_map is not None else input_type, compute_type=compute_type,
+            buffer_shape=shape)
+        kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
+        convolve(buffer, *kernel_args, kernel_map=kernel_map, buffer_shape=shape, graph=graph,
+                 print_shader=print_shader, axis=fused, normalize=normalize,
+                 transposed_kernel=transposed_kernel, kernel_inner_only=kernel_inner_only,
+                 kernel_type=kernel_type, compute_type=compute_type)
+        last_pass = (buffer, buffer) if output_map is not None else (buffer,)
+        fft(*last_pass, graph=graph, print_shader=print_shader, axis=other, inverse=True,
+            normalize_inverse=normalize, output_map=output_map,
+            output_type=None if output_map is not None else output_type,
+            input_type=buffer.var_type if output_map is not None else None,
+            compute_type=compute_type, buffer_shape=shape)
 
 
 def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_shape=None,
@@ -304,15 +308,16 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
     if len(buffer.real_shape) not in (2, 3):
         raise InvalidArgumentError(f"convolve2DR's buffer must have a 2-D or 3-D real shape, "
                                    f"got {buffer.real_shape}")
-    rfft(buffer, graph=graph, print_shader=print_shader, compute_type=compute_type)
-    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
-    kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
-    convolve(buffer, *kernel_args, kernel_map=kernel_map, buffer_shape=shape, graph=graph,
-             print_shader=print_shader, axis=len(shape) - 2, normalize=normalize,
-             transposed_kernel=transposed_kernel, kernel_inner_only=kernel_inner_only,
-             input_type=buffer.var_type, output_type=buffer.var_type,
-             kernel_type=None if kernel_map is not None else kernel.var_type,
-             compute_type=compute_type)
+    with one_submission(graph):
+        rfft(buffer, graph=graph, print_shader=print_shader, compute_type=compute_type)
+        shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
+        kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
+        convolve(buffer, *kernel_args, kernel_map=kernel_map, buffer_shape=shape, graph=graph,
+                 print_shader=print_shader, axis=len(shape) - 2, normalize=normalize,
+                 transposed_kernel=transposed_kernel, kernel_inner_only=kernel_inner_only,
+                 input_type=buffer.var_type, output_type=buffer.var_type,
+                 kernel_type=None if kernel_map is not None else kernel.var_type,
+                 compute_type=compute_type)
     irfft(buffer, graph=graph, print_shader=print_shader, normalize=normalize,
           compute_type=compute_type)
 

@@ -13,6 +13,7 @@ from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.precision import (ensure_supported_complex_precision,
                                       resolve_compute_precision, validate_complex_precision)
 from vkdispatch.fft.shader_factories import make_fft_shader
@@ -198,16 +199,18 @@ def _passes(buffers: tuple, axes: list[int], input_map, output_map, **options) -
         raise InvalidArgumentError(f"Buffer must have {wanted} dimensions, got shape "
                                    f"{working.shape}")
     input_type, output_type = options.pop("input_type"), options.pop("output_type")
-    for index, axis in enumerate(axes):
-        first, last = index == 0, index == len(axes) - 1
-        args = list(buffers[working_index:] if first and input_map is not None else [working])
-        if last and output_map is not None:
-            args = list(buffers[:working_index]) + args
-        fft(*args, axis=axis, input_map=input_map if first else None,
-            output_map=output_map if last else None,
-            input_type=input_type if first else None,
-            output_type=output_type if last and output_map is None else None,
-            buffer_shape=tuple(working.shape), **options)
+    with one_submission(options["graph"]):
+        for index, axis in enumerate(axes):
+            first, last = index == 0, index == len(axes) - 1
+            args = list(buffers[working_index:] if first and input_map is not None
+                        else [working])
+            if last and output_map is not None:
+                args = list(buffers[:working_index]) + args
+            fft(*args, axis=axis, input_map=input_map if first else None,
+                output_map=output_map if last else None,
+                input_type=input_type if first else None,
+                output_type=output_type if last and output_map is None else None,
+                buffer_shape=tuple(working.shape), **options)
 
 
 def fft2(*buffers: Buffer, graph=None, print_shader: bool = False, input_map=None,
@@ -293,32 +296,36 @@ def rfft2(buffer: RFFTBuffer, graph=None, print_shader: bool = False, compute_ty
     """``numpy.fft.rfft2``: rfft of the last axis, then an FFT of the half spectrum along the
     one before."""
     _check_rfft_buffer(buffer, (2, 3))
-    _real_pass(buffer, False, graph, print_shader, True, compute_type)
-    _complex_pass(buffer, len(buffer.real_shape) - 2, False, graph, print_shader, True,
-                  compute_type)
+    with one_submission(graph):
+        _real_pass(buffer, False, graph, print_shader, True, compute_type)
+        _complex_pass(buffer, len(buffer.real_shape) - 2, False, graph, print_shader, True,
+                      compute_type)
 
 
 def rfft3(buffer: RFFTBuffer, graph=None, print_shader: bool = False, compute_type=None) -> None:
     """``numpy.fft.rfftn`` of a 3-D real shape: rfft, then FFTs along axes 1 and 0."""
     _check_rfft_buffer(buffer, (3,))
-    _real_pass(buffer, False, graph, print_shader, True, compute_type)
-    for axis in (1, 0):
-        _complex_pass(buffer, axis, False, graph, print_shader, True, compute_type)
+    with one_submission(graph):
+        _real_pass(buffer, False, graph, print_shader, True, compute_type)
+        for axis in (1, 0):
+            _complex_pass(buffer, axis, False, graph, print_shader, True, compute_type)
 
 
 def irfft2(buffer: RFFTBuffer, graph=None, print_shader: bool = False, normalize: bool = True,
            compute_type=None) -> None:
     """Inverse of :func:`rfft2`."""
     _check_rfft_buffer(buffer, (2, 3))
-    _complex_pass(buffer, len(buffer.real_shape) - 2, True, graph, print_shader, normalize,
-                  compute_type)
-    _real_pass(buffer, True, graph, print_shader, normalize, compute_type)
+    with one_submission(graph):
+        _complex_pass(buffer, len(buffer.real_shape) - 2, True, graph, print_shader,
+                      normalize, compute_type)
+        _real_pass(buffer, True, graph, print_shader, normalize, compute_type)
 
 
 def irfft3(buffer: RFFTBuffer, graph=None, print_shader: bool = False, normalize: bool = True,
            compute_type=None) -> None:
     """Inverse of :func:`rfft3`."""
     _check_rfft_buffer(buffer, (3,))
-    for axis in (0, 1):
-        _complex_pass(buffer, axis, True, graph, print_shader, normalize, compute_type)
-    _real_pass(buffer, True, graph, print_shader, normalize, compute_type)
+    with one_submission(graph):
+        for axis in (0, 1):
+            _complex_pass(buffer, axis, True, graph, print_shader, normalize, compute_type)
+        _real_pass(buffer, True, graph, print_shader, normalize, compute_type)

@@ -19,6 +19,7 @@ from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.butterflies import runtime_twiddle
 from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig, check_length
 from vkdispatch.fft.memory_ops import read_op, write_op
@@ -177,8 +178,9 @@ class FourStepFFT:
         scratch = self._scratch(target.context)
         outputs = args[:self.output_count]
         inputs = outputs if self.in_place else args[self.output_count:]
-        self.pass_a(scratch, *inputs, graph=target)
-        self.pass_b(*outputs, scratch, graph=target)
+        with one_submission(target):
+            self.pass_a(scratch, *inputs, graph=target)
+            self.pass_b(*outputs, scratch, graph=target)
 
     def get_src(self, line_numbers: bool | None = None) -> tuple:
         return (self.pass_a.get_src(line_numbers), self.pass_b.get_src(line_numbers))

@@ -16,6 +16,7 @@ after them.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from typing import List, Optional
 
@@ -26,6 +27,7 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import get_context
 from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.errors import InvalidArgumentError, InvalidShaderArgumentError, InvalidTypeError
+from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.reduce.geometry import (batch_blocks, first_stage_groups, partial_slots,
                                         reduction_geometry)
 from vkdispatch.reduce.operations import ReduceOp
@@ -72,6 +74,8 @@ class ReduceFunction:
         self.axes = axes
         self.stage1 = self.stage2 = self.single_pass = None
         self._folds: dict = {}  # second stages sized for few partials, by group size
+        self._spare: Buffer | None = None  # the last output made here (see _output)
+        self._spare_lock = threading.Lock()
 
     def make_stages(self) -> None:
         if self.stage1 is not None:
@@ -138,12 +142,13 @@ class ReduceFunction:
                                 exec_size=(groups * group, batches), graph=graph)
             return out
         fold_size, fold = self._fold(groups, context)
-        for first, rows, layers in blocks:
-            partials = batches + first * groups
-            self.stage1(out, *args, _params(first * size, size, partials, groups, rows),
-                        exec_size=(groups * group, rows, layers), graph=graph)
-            fold(out, _params(partials, groups, first, 1, rows),
-                 exec_size=(fold_size, rows, layers), graph=graph)
+        with one_submission(graph):
+            for first, rows, layers in blocks:
+                partials = batches + first * groups
+                self.stage1(out, *args, _params(first * size, size, partials, groups, rows),
+                            exec_size=(groups * group, rows, layers), graph=graph)
+                fold(out, _params(partials, groups, first, 1, rows),
+                     exec_size=(fold_size, rows, layers), graph=graph)
         return out
 
     def _single_pass(self):
@@ -170,8 +175,7 @@ class ReduceFunction:
     def _output(self, out: Buffer | None, groups: int, batches: int, context) -> Buffer:
         shape = (groups + 1,) if batches == 1 else (groups + 1, batches)
         if out is None:
-            with context:
-                return Buffer(shape, self.out_type)
+            return self._new_output(shape, context)
         if not isinstance(out, Buffer):
             raise InvalidTypeError(f"out must be a vd.Buffer, got {type(out).__name__}")
         if out.var_type is not self.out_type:
@@ -181,6 +185,24 @@ class ReduceFunction:
             raise InvalidArgumentError(f"out holds {out.size} elements; this reduction needs "
                                        f"{math.prod(shape)} (results and partials, {shape})")
         return out
+
+
+    def _new_output(self, shape: tuple, context) -> Buffer:
+        """A buffer for the result: the last one made here when nothing else holds it any
+        more (a script that reduces in a loop and keeps only the values read), else a new
+        one. Allocating per call (and zeroing the single pass's counter kept with it) cost
+        more than the reduction of a few thousand elements. Only this function's reference
+        and the caller's local one remain when nobody holds it (CPython's reference count:
+        a graph that recorded it, or a variable of the user's, holds one more)."""
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
+        if spare is None or spare.destroyed or spare.context is not context or \
+                spare.shape != shape or sys.getrefcount(spare) > 2:
+            with context:
+                spare = Buffer(shape, self.out_type)
+        with self._spare_lock:
+            self._spare = spare
+        return spare
 
 
 def _params(input_offset: int, size: int, output_offset: int, output_batch_stride: int,

@@ -1,0 +1,165 @@
+"""Operations called from a script, one after another: what the second call of the same
+operation still does on the host (counted, not timed), and that it computes what the same
+operation replayed from a graph computes.
+
+* An operation of several dispatches (``fft2``, ``convolve2D``, a two-pass FFT, a two-stage
+  reduction) is one queue submission, and nothing of it runs when it fails half-way.
+* The FFT planner does not plan a line again for a call it has seen.
+* A reduction's output is reused once the caller dropped the previous one, never while the
+  caller holds it.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pytest
+from test_fft_transforms import EPS32, assert_fft_close, crandom
+
+import vkdispatch as vd
+from vkdispatch.base.command_list import CommandList
+from vkdispatch.codegen.abbreviations import Buff, f32
+from vkdispatch.fft import config as fft_config
+from vkdispatch.fft import functions as fft_functions
+from vkdispatch.fft.multi_pass import FourStepFFT
+
+
+@pytest.fixture
+def submissions(context, monkeypatch):
+    """Counts native submissions (every queue submission passes through one)."""
+    count = [0]
+    original = CommandList._submit_unchecked
+
+    def counting(self, *args):
+        count[0] += 1
+        return original(self, *args)
+
+    monkeypatch.setattr(CommandList, "_submit_unchecked", counting)
+    return count
+
+
+@vd.reduce.map_reduce(vd.reduce.SubgroupAdd)
+def total(values: Buff[f32]) -> f32:
+    return values[vd.reduce.mapped_io_index()]
+
+
+def two_pass_length() -> int:
+    """The shortest power of two that takes two passes on this device."""
+    n = 2
+    while not isinstance(vd.fft.make_fft_shader((n,)), FourStepFFT):
+        n *= 2
+    return n
+
+
+def multi_dispatch_operations(rng):
+    """(name, run(graph), inputs, numpy reference) of operations of several dispatches."""
+    x2 = crandom(rng, (2, 32, 16))
+    k2 = crandom(rng, (2, 32, 16))
+    n = two_pass_length()
+    x1 = crandom(rng, (n,))
+    values = rng.standard_normal(2**18).astype(np.float32)  # two stages
+    return [
+        ("fft2", lambda bufs, graph: vd.fft.fft2(bufs[0], graph=graph), [x2],
+         np.fft.fft2(x2.astype(np.complex128))),
+        ("convolve2D", lambda bufs, graph: vd.fft.convolve2D(bufs[0], bufs[1], graph=graph),
+         [x2, k2], np.fft.ifft2(np.fft.fft2(x2.astype(np.complex128)) * np.conj(k2))),
+        ("two-pass fft", lambda bufs, graph: vd.fft.fft(bufs[0], graph=graph), [x1],
+         np.fft.fft(x1.astype(np.complex128))),
+        ("reduction", lambda bufs, graph: bufs.append(total(bufs[0], graph=graph)), [values],
+         values.astype(np.float64).sum()),
+    ]
+
+
+def result_of(name, bufs):
+    if name == "reduction":
+        return bufs[-1].read(0)[0]
+    return bufs[0].read(0)
+
+
+def check(name, actual, expected):
+    if name == "reduction":
+        np.testing.assert_allclose(actual, expected, rtol=1e-5)
+    else:
+        assert_fft_close(actual, expected, expected.shape[-1] * 16, EPS32)
+
+
+def test_an_operation_of_several_dispatches_is_one_submission(rng, submissions):
+    for name, run, inputs, expected in multi_dispatch_operations(rng):
+        bufs = [vd.asbuffer(a) for a in inputs]
+        run(bufs, None)  # first call: plans, builds, allocates
+        result_of(name, bufs)
+        bufs = [vd.asbuffer(a) for a in inputs]
+        before = submissions[0]
+        run(bufs, None)
+        assert submissions[0] - before == 1, name
+        check(name, result_of(name, bufs), expected)
+
+
+def test_eager_calls_equal_graph_replays(rng):
+    for name, run, inputs, expected in multi_dispatch_operations(rng):
+        eager = [vd.asbuffer(a) for a in inputs]
+        run(eager, None)
+        replayed = [vd.asbuffer(a) for a in inputs]
+        graph = vd.CommandGraph()
+        run(replayed, graph)
+        graph.submit()
+        np.testing.assert_array_equal(result_of(name, eager), result_of(name, replayed), name)
+        check(name, result_of(name, eager), expected)
+
+
+def test_a_failing_operation_runs_none_of_its_dispatches(rng, context, monkeypatch):
+    x = crandom(rng, (2, 32, 16))
+    buf = vd.asbuffer(x)
+    passes = [0]
+    one_pass = fft_functions.fft
+
+    def failing_second_pass(*args, **kwargs):
+        passes[0] += 1
+        if passes[0] == 2:
+            raise RuntimeError("the second pass fails")
+        one_pass(*args, **kwargs)
+
+    monkeypatch.setattr(fft_functions, "fft", failing_second_pass)
+    with pytest.raises(RuntimeError, match="second pass"):
+        vd.fft.fft2(buf)
+    monkeypatch.undo()
+    np.testing.assert_array_equal(buf.read(0), x)  # the recorded first pass did not run
+    vd.fft.fft2(buf)  # and the thread's immediate graph is usable
+    assert_fft_close(buf.read(0), np.fft.fft2(x.astype(np.complex128)), 512, EPS32)
+
+
+def test_a_repeated_call_does_not_plan_its_lines_again(rng, context, monkeypatch):
+    x, k = crandom(rng, (8, 64)), crandom(rng, (8, 64))
+    signal, kernel = vd.asbuffer(x), vd.asbuffer(k)
+    vd.fft.convolve(signal, kernel)
+    vd.fft.fft2(vd.asbuffer(crandom(rng, (2, 32, 16))))
+    plans = [0]
+    original = fft_config.FFTConfig.__init__
+
+    def counting(self, *args, **kwargs):
+        plans[0] += 1
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(fft_config.FFTConfig, "__init__", counting)
+    signal.write(x)
+    vd.fft.convolve(signal, kernel)
+    vd.fft.fft2(vd.asbuffer(crandom(rng, (2, 32, 16))))
+    assert plans[0] == 0
+    expected = np.fft.ifft(np.fft.fft(x.astype(np.complex128)) * np.conj(k))
+    assert_fft_close(signal.read(0), expected, 64, EPS32)
+
+
+def test_a_reduction_reuses_its_output_only_once_dropped(rng, context):
+    a = rng.standard_normal(5000).astype(np.float32)
+    b = rng.standard_normal(5000).astype(np.float32)
+    first = total(vd.asbuffer(a))
+    held = total(vd.asbuffer(b))
+    assert held is not first
+    np.testing.assert_allclose(first.read(0)[0], a.astype(np.float64).sum(), rtol=1e-5)
+    np.testing.assert_allclose(held.read(0)[0], b.astype(np.float64).sum(), rtol=1e-5)
+
+    dropped = weakref.ref(total(vd.asbuffer(a)))
+    again = total(vd.asbuffer(b))
+    assert again is dropped()  # the dropped output was taken again
+    np.testing.assert_allclose(again.read(0)[0], b.astype(np.float64).sum(), rtol=1e-5)
+    np.testing.assert_allclose(held.read(0)[0], b.astype(np.float64).sum(), rtol=1e-5)
