@@ -32,6 +32,9 @@ _REQUIREMENTS = {
 """What each device must offer for a precision, quoted in the unsupported-precision error."""
 
 
+_HIGHEST_FIRST = sorted(_RANK, key=_RANK.__getitem__, reverse=True)
+
+
 def is_complex_precision(value: Any) -> bool:
     """Whether ``value`` is one of the three dtypes an FFT can store or compute in."""
     try:
@@ -95,6 +98,8 @@ def supports_complex_precision(precision: type[dtype]) -> bool:
         InvalidArgumentError: ``precision`` is not a legal FFT precision.
     """
     validate_complex_precision(precision, arg_name="dtype")
+    if precision is complex64:  # every call of a complex64 FFT asks, several times
+        return True
     return all(_device_supports(device, precision) for device in get_context().device_infos)
 
 
@@ -119,7 +124,7 @@ def ensure_supported_complex_precision(precision: type[dtype], *, role: str) -> 
 def _highest_supported(ceiling: type[dtype]) -> type[dtype]:
     """The highest supported precision not above ``ceiling``: falling back only downward
     keeps an automatic choice from silently costing more memory or bandwidth than asked."""
-    for precision in sorted(_RANK, key=_RANK.__getitem__, reverse=True):
+    for precision in _HIGHEST_FIRST:
         if _RANK[precision] <= _RANK[ceiling] and supports_complex_precision(precision):
             return precision
     raise InvalidArgumentError(
