@@ -11,6 +11,7 @@ from conftest import DEBUG
 from helpers import spin_shader
 
 import vkdispatch as vd
+from vkdispatch.base.device_info import is_cpu_device
 import vkdispatch.codegen as vc
 from vkdispatch import _native
 from vkdispatch.codegen.abbreviations import Buff, Const, u32
@@ -70,8 +71,10 @@ def test_threads_calling_shaders_under_a_small_bound_are_held_to_it_and_exact(co
             spin = spin_shader()
             buffers = [vd.asbuffer(start) for start in starts]
             add(buffers[0], 0)  # built before the queue is blocked
-            gate = vd.Buffer((256 * 64,), vd.uint32)
-            spin(gate, 20000, workgroups=256)  # ~0.5 s on lavapipe: the calls queue behind it
+            # ~0.5 s on lavapipe, tens of ms on an H200: the calls queue behind it
+            groups = 256 if is_cpu_device(ctx.device_infos[0]) else 16384
+            gate = vd.Buffer((groups * 64,), vd.uint32)
+            spin(gate, 20000 if groups == 256 else 65535, workgroups=groups)
 
         def in_flight_after_each_call(t: int) -> list[int]:
             """Calls ``add`` on buffer t; after each, how many submissions may be unfinished
