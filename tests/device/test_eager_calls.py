@@ -141,10 +141,19 @@ def test_a_repeated_call_does_not_plan_its_lines_again(rng, context, monkeypatch
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(fft_config.FFTConfig, "__init__", counting)
+    resolved = [0]
+    resolve = fft_functions._resolve_types
+
+    def counting_resolve(*args):
+        resolved[0] += 1
+        return resolve(*args)
+
+    monkeypatch.setattr(fft_functions, "_resolve_types", counting_resolve)
     signal.write(x)
     vd.fft.convolve(signal, kernel)
     vd.fft.fft2(vd.asbuffer(crandom(rng, (2, 32, 16))))
     assert plans[0] == 0
+    assert resolved[0] == 0  # fft2's passes: their types were checked on the first call
     expected = np.fft.ifft(np.fft.fft(x.astype(np.complex128)) * np.conj(k))
     assert_fft_close(signal.read(0), expected, 64, EPS32)
 

@@ -11,9 +11,11 @@ from typing import Optional, Tuple, Union
 
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.context import get_context
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.graphs import one_submission
+from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.precision import (ensure_supported_complex_precision,
                                       resolve_compute_precision, validate_complex_precision)
 from vkdispatch.fft.shader_factories import make_fft_shader
@@ -157,16 +159,66 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
     shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffers[0].shape)
     if input_map is None and output_map is None:
         _check_in_place_buffer(buffers[0], shape, r2c)
-    input_type, output_type, compute_type = _resolve_types(
-        buffers, input_map, output_map, input_type, output_type, compute_type)
-    shader = make_fft_shader(shape, axis, inverse=inverse, normalize_inverse=normalize_inverse,
-                             r2c=r2c, input_map=input_map, output_map=output_map,
-                             input_type=input_type, output_type=output_type,
-                             compute_type=compute_type, input_signal_range=input_signal_range,
-                             name=name)
+    shader = _planned(buffers, (shape, axis, inverse, normalize_inverse, r2c, input_map,
+                                output_map, input_type, output_type, compute_type,
+                                input_signal_range, name))
     if print_shader:
         print(shader)
     shader(*buffers, graph=graph)
+
+
+def _plan(buffers, shape, axis, inverse, normalize_inverse, r2c, input_map, output_map,
+          input_type, output_type, compute_type, input_signal_range, name):
+    """The shader of an :func:`fft` call, its types resolved and checked."""
+    input_type, output_type, compute_type = _resolve_types(
+        buffers, input_map, output_map, input_type, output_type, compute_type)
+    return make_fft_shader(shape, axis, inverse=inverse, normalize_inverse=normalize_inverse,
+                           r2c=r2c, input_map=input_map, output_map=output_map,
+                           input_type=input_type, output_type=output_type,
+                           compute_type=compute_type, input_signal_range=input_signal_range,
+                           name=name)
+
+
+# Distinct fft() calls whose plans a context keeps (a script has a handful).
+_PLANS_PER_CONTEXT = 1024
+_generation = [0]  # raised by plans_clear: every context's plans are then stale
+
+
+class _Plans(dict):
+    """A context's fft() plans, of one generation."""
+
+    def __init__(self, generation: int):
+        super().__init__()
+        self.generation = generation
+
+
+def plans_clear() -> None:
+    """Forgets every context's fft() plans (with the shader caches, by ``vd.fft.cache_clear``)."""
+    _generation[0] += 1
+
+
+def _planned(buffers: tuple, options: tuple):
+    """:func:`_plan` of ``options``, kept per context by them and the buffers' dtypes: what a
+    repeated call would resolve and check again is the same (the checks cost an eager call
+    more than its submission). Uncached where an option is unhashable or an argument has no
+    dtype, so that errors name the argument itself."""
+    context = get_context()
+    dtypes = tuple(getattr(b, "var_type", None) for b in buffers)
+    plans = context.derived.get(_planned)
+    if plans is None or plans.generation != _generation[0]:
+        plans = context.derived[_planned] = _Plans(_generation[0])
+    key = (DeviceLimits.current(), dtypes, options)  # limits: a plan is made for them
+    try:
+        shader = plans.get(key)
+    except TypeError:
+        return _plan(buffers, *options)
+    if shader is None:
+        shader = _plan(buffers, *options)
+        if None not in dtypes:
+            if len(plans) >= _PLANS_PER_CONTEXT:
+                plans.clear()
+            plans[key] = shader
+    return shader
 
 
 def ifft(buffer: Buffer, graph=None, print_shader: bool = False, axis: int = None,
