@@ -20,6 +20,7 @@ import vkdispatch as vd
 from vkdispatch.base.command_list import CommandList
 from vkdispatch.codegen.abbreviations import Buff, f32
 from vkdispatch.fft import config as fft_config
+from vkdispatch.fft import convolution as fft_convolution
 from vkdispatch.fft import functions as fft_functions
 from vkdispatch.fft.multi_pass import FourStepFFT
 
@@ -149,11 +150,12 @@ def test_a_repeated_call_does_not_plan_its_lines_again(rng, context, monkeypatch
         return resolve(*args)
 
     monkeypatch.setattr(fft_functions, "_resolve_types", counting_resolve)
+    monkeypatch.setattr(fft_convolution, "_resolve_types", counting_resolve)
     signal.write(x)
     vd.fft.convolve(signal, kernel)
     vd.fft.fft2(vd.asbuffer(crandom(rng, (2, 32, 16))))
     assert plans[0] == 0
-    assert resolved[0] == 0  # fft2's passes: their types were checked on the first call
+    assert resolved[0] == 0  # convolve and fft2's passes: checked on their first call
     expected = np.fft.ifft(np.fft.fft(x.astype(np.complex128)) * np.conj(k))
     assert_fft_close(signal.read(0), expected, 64, EPS32)
 

@@ -25,7 +25,8 @@ from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
-                                      _validate_map_argument_annotations, fft, irfft, rfft)
+                                      _validate_map_argument_annotations, cached_plan, fft,
+                                      irfft, rfft)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
@@ -225,34 +226,48 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     if not buffers:
         raise InvalidArgumentError("At least one buffer must be provided")
     _check_graph(graph)
-    _validate_map_argument_annotations(kernel_map, "kernel_map")
     shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffers[0].shape)
+    if input_map is None and output_map is None:
+        _check_in_place_buffer(buffers[0], shape, False)
+    position, compute_type, shader = cached_plan(
+        _convolution_plan, buffers, (shape, kernel_map, kernel_num, axis, normalize,
+                                     transposed_kernel, kernel_inner_only, input_map,
+                                     output_map, input_type, output_type, kernel_type,
+                                     compute_type, input_signal_range, name))
+    if kernel_map is None:
+        _check_kernel_size(buffers[position], shape, axis, transposed_kernel,
+                           kernel_inner_only, compute_type)
+    if shader is None:
+        _unfused_convolve(buffers[0], buffers[position], shape, axis, normalize, graph,
+                          print_shader, compute_type)
+        return
+    if print_shader:
+        print(shader)
+    shader(*buffers, graph=graph)
+
+
+def _convolution_plan(buffers, shape, kernel_map, kernel_num, axis, normalize,
+                      transposed_kernel, kernel_inner_only, input_map, output_map, input_type,
+                      output_type, kernel_type, compute_type, input_signal_range, name):
+    """``(kernel argument position, compute type, shader)`` of a :func:`convolve` call, its
+    types resolved and checked; the shader is None for the unfused long-line form."""
+    _validate_map_argument_annotations(kernel_map, "kernel_map")
     inputs_present = input_map is None and output_map is not None
     position = _side_count(output_map, True) + _side_count(input_map, inputs_present)
     kernel_precision = _resolve_kernel_precision(buffers, kernel_map, kernel_type, position)
-    if input_map is None and output_map is None:
-        _check_in_place_buffer(buffers[0], shape, False)
     input_type, output_type, _ = _resolve_types(buffers, input_map, output_map, input_type,
                                                 output_type, compute_type)
     known = [p for p in (output_type, input_type, kernel_precision) if p is not None]
     compute_type = resolve_compute_precision(known, compute_type)
-    if kernel_map is None:
-        _check_kernel_size(buffers[position], shape, axis, transposed_kernel,
-                           kernel_inner_only, compute_type)
     plain = (kernel_map is None and kernel_num == 1 and not transposed_kernel
              and not kernel_inner_only and input_map is None and output_map is None
              and input_signal_range is None)
     if plain and not _fits_fused(shape, axis, compute_type):
-        _unfused_convolve(buffers[0], buffers[position], shape, axis, normalize, graph,
-                          print_shader, compute_type)
-        return
-    shader = make_convolution_shader(
+        return position, compute_type, None
+    return position, compute_type, make_convolution_shader(
         shape, kernel_map, kernel_num, axis, normalize, transposed_kernel, kernel_inner_only,
         input_map, output_map, input_type, output_type, kernel_precision, compute_type,
         input_signal_range, name)
-    if print_shader:
-        print(shader)
-    shader(*buffers, graph=graph)
 
 
 def _check_dims(buffer, dims: tuple, what: str) -> None:

@@ -159,9 +159,9 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
     shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffers[0].shape)
     if input_map is None and output_map is None:
         _check_in_place_buffer(buffers[0], shape, r2c)
-    shader = _planned(buffers, (shape, axis, inverse, normalize_inverse, r2c, input_map,
-                                output_map, input_type, output_type, compute_type,
-                                input_signal_range, name))
+    shader = cached_plan(_plan, buffers, (shape, axis, inverse, normalize_inverse, r2c,
+                                          input_map, output_map, input_type, output_type,
+                                          compute_type, input_signal_range, name))
     if print_shader:
         print(shader)
     shader(*buffers, graph=graph)
@@ -179,13 +179,13 @@ def _plan(buffers, shape, axis, inverse, normalize_inverse, r2c, input_map, outp
                            name=name)
 
 
-# Distinct fft() calls whose plans a context keeps (a script has a handful).
+# Distinct eager calls whose plans a context keeps (a script has a handful).
 _PLANS_PER_CONTEXT = 1024
 _generation = [0]  # raised by plans_clear: every context's plans are then stale
 
 
 class _Plans(dict):
-    """A context's fft() plans, of one generation."""
+    """A context's eager-call plans, of one generation."""
 
     def __init__(self, generation: int):
         super().__init__()
@@ -193,32 +193,34 @@ class _Plans(dict):
 
 
 def plans_clear() -> None:
-    """Forgets every context's fft() plans (with the shader caches, by ``vd.fft.cache_clear``)."""
+    """Forgets every context's eager-call plans (with the shader caches, by
+    ``vd.fft.cache_clear``)."""
     _generation[0] += 1
 
 
-def _planned(buffers: tuple, options: tuple):
-    """:func:`_plan` of ``options``, kept per context by them and the buffers' dtypes: what a
-    repeated call would resolve and check again is the same (the checks cost an eager call
-    more than its submission). Uncached where an option is unhashable or an argument has no
-    dtype, so that errors name the argument itself."""
+def cached_plan(plan, buffers: tuple, options: tuple):
+    """``plan(buffers, *options)`` (the checked plan of an eager call), kept per context by
+    ``plan``, the device limits, the buffers' dtypes and ``options``: what a repeated call would
+    resolve and check again is the same (the checks cost an eager call more than its
+    submission). Uncached where an option is unhashable or an argument has no dtype, so that
+    errors name the argument itself."""
     context = get_context()
     dtypes = tuple(getattr(b, "var_type", None) for b in buffers)
-    plans = context.derived.get(_planned)
+    plans = context.derived.get(cached_plan)
     if plans is None or plans.generation != _generation[0]:
-        plans = context.derived[_planned] = _Plans(_generation[0])
-    key = (DeviceLimits.current(), dtypes, options)  # limits: a plan is made for them
+        plans = context.derived[cached_plan] = _Plans(_generation[0])
+    key = (plan, DeviceLimits.current(), dtypes, options)  # limits: a plan is made for them
     try:
-        shader = plans.get(key)
+        found = plans.get(key)
     except TypeError:
-        return _plan(buffers, *options)
-    if shader is None:
-        shader = _plan(buffers, *options)
+        return plan(buffers, *options)
+    if found is None:
+        found = plan(buffers, *options)
         if None not in dtypes:
             if len(plans) >= _PLANS_PER_CONTEXT:
                 plans.clear()
-            plans[key] = shader
-    return shader
+            plans[key] = found
+    return found
 
 
 def ifft(buffer: Buffer, graph=None, print_shader: bool = False, axis: int = None,
