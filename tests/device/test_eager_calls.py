@@ -59,6 +59,10 @@ def multi_dispatch_operations(rng):
     n = two_pass_length()
     x1 = crandom(rng, (n,))
     values = rng.standard_normal(2**18).astype(np.float32)  # two stages
+    r = rng.standard_normal((2, 32, 16)).astype(np.float32)
+    rk = rng.standard_normal((2, 32, 16)).astype(np.float32)
+    rk_spectrum = vd.asrfftbuffer(rk)
+    vd.fft.rfft2(rk_spectrum)
     return [
         ("fft2", lambda bufs, graph: vd.fft.fft2(bufs[0], graph=graph), [x2],
          np.fft.fft2(x2.astype(np.complex128))),
@@ -68,12 +72,23 @@ def multi_dispatch_operations(rng):
          np.fft.fft(x1.astype(np.complex128))),
         ("reduction", lambda bufs, graph: bufs.append(total(bufs[0], graph=graph)), [values],
          values.astype(np.float64).sum()),
+        ("convolve2DR", lambda bufs, graph: vd.fft.convolve2DR(bufs[0], rk_spectrum,
+                                                               graph=graph), [r],
+         np.fft.irfft2(np.fft.rfft2(r.astype(np.float64)) *
+                       np.conj(np.fft.rfft2(rk.astype(np.float64))), s=(32, 16))),
     ]
+
+
+def uploaded(name, inputs) -> list:
+    upload = vd.asrfftbuffer if name == "convolve2DR" else vd.asbuffer
+    return [upload(a) for a in inputs]
 
 
 def result_of(name, bufs):
     if name == "reduction":
         return bufs[-1].read(0)[0]
+    if name == "convolve2DR":
+        return bufs[0].read_real(0)
     return bufs[0].read(0)
 
 
@@ -86,10 +101,10 @@ def check(name, actual, expected):
 
 def test_an_operation_of_several_dispatches_is_one_submission(rng, submissions):
     for name, run, inputs, expected in multi_dispatch_operations(rng):
-        bufs = [vd.asbuffer(a) for a in inputs]
+        bufs = uploaded(name, inputs)
         run(bufs, None)  # first call: plans, builds, allocates
         result_of(name, bufs)
-        bufs = [vd.asbuffer(a) for a in inputs]
+        bufs = uploaded(name, inputs)
         before = submissions[0]
         run(bufs, None)
         assert submissions[0] - before == 1, name
@@ -98,9 +113,9 @@ def test_an_operation_of_several_dispatches_is_one_submission(rng, submissions):
 
 def test_eager_calls_equal_graph_replays(rng):
     for name, run, inputs, expected in multi_dispatch_operations(rng):
-        eager = [vd.asbuffer(a) for a in inputs]
+        eager = uploaded(name, inputs)
         run(eager, None)
-        replayed = [vd.asbuffer(a) for a in inputs]
+        replayed = uploaded(name, inputs)
         graph = vd.CommandGraph()
         run(replayed, graph)
         graph.submit()

@@ -323,18 +323,18 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
     if len(buffer.real_shape) not in (2, 3):
         raise InvalidArgumentError(f"convolve2DR's buffer must have a 2-D or 3-D real shape, "
                                    f"got {buffer.real_shape}")
+    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
+    kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
     with one_submission(graph):
         rfft(buffer, graph=graph, print_shader=print_shader, compute_type=compute_type)
-        shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
-        kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
         convolve(buffer, *kernel_args, kernel_map=kernel_map, buffer_shape=shape, graph=graph,
                  print_shader=print_shader, axis=len(shape) - 2, normalize=normalize,
                  transposed_kernel=transposed_kernel, kernel_inner_only=kernel_inner_only,
                  input_type=buffer.var_type, output_type=buffer.var_type,
                  kernel_type=None if kernel_map is not None else kernel.var_type,
                  compute_type=compute_type)
-    irfft(buffer, graph=graph, print_shader=print_shader, normalize=normalize,
-          compute_type=compute_type)
+        irfft(buffer, graph=graph, print_shader=print_shader, normalize=normalize,
+              compute_type=compute_type)
 
 
 # -- the transposed kernel layout -------------------------------------------------------------
