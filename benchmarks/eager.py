@@ -25,6 +25,8 @@ measurements taken in turn with the row's other columns: hosts drift within a mi
 * ours eager: the call repeated K times from Python, then one ``vd.queue_wait_idle()``, over
   K: what a script pays per call. Reductions return a new output buffer each call (no
   ``out=``), as a script writes them; reads and the immediate row wait within each call.
+* ours unbatched: ours eager with the context's submission window set to 0 (every call its
+  own queue submission, as before submission windows; see ``vd.make_context``).
 * ours replay: the same operation recorded once into a ``vd.CommandGraph`` and submitted K
   times (one submission each), then one wait, over K: a graph replay plus one submission
   (for the immediate row each submit is waited for; reductions write an ``out=`` buffer).
@@ -301,11 +303,25 @@ def replay_seconds(record: Callable, wait_each: bool, calls: int) -> float:
     return seconds
 
 
+def unbatched(measure: Callable[[int], float]) -> Callable[[int], float]:
+    """``measure`` with every call submitted at once (a submission window of 0)."""
+    def run(calls: int) -> float:
+        context = vd.get_context()
+        window = context.submit_window_us
+        context.submit_window_us = 0
+        try:
+            return measure(calls)
+        finally:
+            context.submit_window_us = window
+    return run
+
+
 def timers(case: Case, libs: list[Library]) -> dict[str, Callable[[int], float]]:
     """Each column's measurement: seconds per call over a given number of calls."""
     wait = vd.queue_wait_idle
     eager = partial(case.ours, None)
     result = {"eager": partial(eager_seconds, waited(eager, wait) if case.waits else eager, wait)}
+    result["unbatched"] = unbatched(result["eager"])
     if case.replayable:
         result["replay"] = partial(replay_seconds, case.ours, case.waits)
         result["instances"] = partial(gpu_seconds, case.ours)
@@ -360,8 +376,8 @@ def ratio(numerator: Optional[float], denominator: Optional[float]) -> str:
 
 def print_table(args, libs: list[Library], rng) -> bool:
     """Measures and prints each row as it comes; False when a result of ours was WRONG."""
-    header = ["operation", "size", "calls", "ours eager us", "ours replay us", "eager/replay",
-              "ours instance_count us"]
+    header = ["operation", "size", "calls", "ours eager us", "ours unbatched us",
+              "ours replay us", "eager/replay", "ours instance_count us"]
     for lib in libs:
         header += [f"{lib.name} us", f"{lib.name}/ours"]
     header.append("error")
@@ -377,7 +393,8 @@ def print_table(args, libs: list[Library], rng) -> bool:
             wrong = not row["error"] <= TOLERANCE
             ok = ok and not wrong
             cells = [op.title, size_label(shape, op.in_bytes), str(row["calls"]), cell(eager),
-                     cell(replay), ratio(eager, replay), cell(row.get("instances"))]
+                     cell(row["unbatched"]), cell(replay), ratio(eager, replay),
+                     cell(row.get("instances"))]
             for lib in libs:
                 cells += [cell(row[lib.name]), ratio(row[lib.name], eager)]
             cells.append(f"{row['error']:.1e}" + (" WRONG" if wrong else ""))
@@ -459,7 +476,9 @@ def main() -> None:
     info = vd.get_context().device_infos[0]
     args = options(is_cpu_device(info))
     libs = libraries(args.numpy)
-    print(f"device: {info.device_name}; references: {', '.join(lib.name for lib in libs)}\n")
+    print(f"device: {info.device_name}; submission window: "
+          f"{vd.get_context().submit_window_us} us; references: "
+          f"{', '.join(lib.name for lib in libs)}\n")
     ok = print_table(args, libs, np.random.default_rng(0)) if args.ops else True
     if args.first_use:
         print_first_use(args.repeats)

@@ -7,6 +7,8 @@ operation replayed from a graph computes.
 * The FFT planner does not plan a line again for a call it has seen.
 * A reduction's output is reused once the caller dropped the previous one, never while the
   caller holds it.
+* A shader call repeating the previous one skips the descriptor-set lookup and the
+  recording, and any change (buffers, sizes, scalars) still reaches the device.
 """
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ import pytest
 from test_fft_transforms import EPS32, assert_fft_close, crandom
 
 import vkdispatch as vd
+import vkdispatch.codegen as vc
 from vkdispatch.base.command_list import CommandList
-from vkdispatch.codegen.abbreviations import Buff, f32
+from vkdispatch.base.descriptor_cache import DescriptorSetCache
+from vkdispatch.codegen.abbreviations import Buff, Const, f32
 from vkdispatch.fft import config as fft_config
 from vkdispatch.fft import convolution as fft_convolution
 from vkdispatch.fft import functions as fft_functions
@@ -189,3 +193,55 @@ def test_a_reduction_reuses_its_output_only_once_dropped(rng, context):
     assert again is dropped()  # the dropped output was taken again
     np.testing.assert_allclose(again.read(0)[0], b.astype(np.float64).sum(), rtol=1e-5)
     np.testing.assert_allclose(held.read(0)[0], b.astype(np.float64).sum(), rtol=1e-5)
+
+
+@vd.shader("y.size")
+def axpy(y: Buff[f32], x: Buff[f32], a: Const[f32]):
+    i = vc.global_invocation_id().x
+    y[i] = a * x[i] + y[i]
+
+
+def test_repeated_shader_calls_skip_the_lookups_yet_follow_every_change(rng, context,
+                                                                        monkeypatch):
+    """A call repeating the previous one (plan, launch, buffers, uniform data) goes straight to
+    its submission; any change takes the full path: other buffers (also one at the address of
+    a freed buffer), another size with the same workgroups, other scalars."""
+    lookups = [0]
+    original = DescriptorSetCache.lookup
+
+    def counting(self, *args):
+        lookups[0] += 1
+        return original(self, *args)
+
+    monkeypatch.setattr(DescriptorSetCache, "lookup", counting)
+    hosts = {name: rng.standard_normal(1000).astype(np.float32) for name in "xyz"}
+    x, y, z = (vd.asbuffer(hosts[name]) for name in "xyz")
+    expected = {name: hosts[name].astype(np.float64) for name in "yz"}
+    axpy(y, x, 0.5)
+    expected["y"] += 0.5 * hosts["x"]
+    before = lookups[0]
+    for _ in range(3):
+        axpy(y, x, 0.5)
+        expected["y"] += 0.5 * hosts["x"]
+    assert lookups[0] == before
+    axpy(y, x, -2.0)  # another scalar (a Const: uniform data)
+    expected["y"] += -2.0 * hosts["x"]
+    axpy(z, x, -2.0)  # another buffer
+    expected["z"] += -2.0 * hosts["x"]
+    assert lookups[0] == before + 2
+    np.testing.assert_allclose(y.read(0), expected["y"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(z.read(0), expected["z"], rtol=1e-5, atol=1e-5)
+
+    # The same plan and workgroups (16 of 64) over 1010 elements: new uniform data.
+    longer = {name: rng.standard_normal(1010).astype(np.float32) for name in "xy"}
+    lx, ly = vd.asbuffer(longer["x"]), vd.asbuffer(longer["y"])
+    axpy(ly, lx, 1.0)
+    np.testing.assert_allclose(ly.read(0), longer["y"] + longer["x"], rtol=1e-5, atol=1e-5)
+
+    # A buffer freed and a new one made (perhaps at its address) after a call on it.
+    for _ in range(5):
+        fresh = rng.standard_normal(1000).astype(np.float32)
+        target = vd.asbuffer(fresh)
+        axpy(target, x, 1.0)
+        np.testing.assert_allclose(target.read(0), fresh + hosts["x"], rtol=1e-5, atol=1e-5)
+        del target

@@ -242,3 +242,10 @@ def test_raw_dependent_dispatch_reference_runs(context, native):
     assert 0 < native.raw_dependent_dispatch_us(context.native, 50, False) < 1e6
     with pytest.raises(ValueError, match="count"):
         native.raw_dependent_dispatch_us(context.native, 0)
+
+
+@pytest.mark.parametrize("per_submit", [1, 8])
+def test_raw_back_to_back_reference_runs(context, native, per_submit):
+    assert 0 < native.raw_back_to_back_us(context.native, 40, per_submit) < 1e6
+    with pytest.raises(ValueError, match="per_submit"):
+        native.raw_back_to_back_us(context.native, 40, 0)

@@ -118,6 +118,33 @@ def test_callable_exec_size_receives_arguments_by_name(context, rng):
     _expect_once(counts, start, slice(0, 999 - 123))
 
 
+@pytest.mark.parametrize("names", [("counts", "skip"), ("_counts", "skip")])
+def test_a_launch_callable_sees_parameters_by_name_and_is_told_unknown_ones(context, rng,
+                                                                           names):
+    """Also for a parameter name that cannot be a tuple field (a leading underscore)."""
+    seen = []
+
+    def size(args):
+        seen.append((args.get_names(), args.get_values()))
+        return getattr(args, names[0]).size - args.skip
+
+    if names[0] == "counts":
+        def touch(counts: Buff[u32], skip: Const[u32]):
+            vc.atomic_add(counts[vc.global_invocation_id().x], 1)
+    else:
+        def touch(_counts: Buff[u32], skip: Const[u32]):
+            vc.atomic_add(_counts[vc.global_invocation_id().x], 1)
+    touch = vd.shader(exec_size=size, local_size=(64, 1, 1))(touch)
+    start, counts = _counters(rng, 999)
+    touch(counts, 123)
+    _expect_once(counts, start, slice(0, 999 - 123))
+    assert seen == [(list(names), [counts, 123])]
+    with pytest.raises(KeyError, match=rf"'count' is not a parameter of this shader \(its "
+                                       rf"parameters: {names[0]}, skip\); a launch function "
+                                       rf"receives them by name"):
+        touch(counts, 1, exec_size=lambda args: args.count.size)
+
+
 def test_string_exec_size_evaluates_over_parameter_names(context, rng):
     @vd.shader("(counts.shape[0] - margin, counts.shape[1] // 2)", local_size=(16, 4, 1))
     def touch(counts: Buff[u32], margin: Const[u32] = 3):

@@ -6,6 +6,7 @@ name), or a string holding a Python expression over the parameter names (``"buf.
 from __future__ import annotations
 
 import numbers
+from collections import namedtuple
 from typing import Any, Callable
 
 import vkdispatch
@@ -14,6 +15,13 @@ from vkdispatch.shader.generated_code import evaluate
 
 __all__ = ["LaunchParametersHolder", "ExecutionBounds", "normalize_dimensions",
            "check_local_size"]
+
+
+def _unknown_parameter(name: str, names) -> KeyError:
+    listed = ", ".join(names) or "none"
+    return KeyError(f"'{name}' is not a parameter of this shader (its parameters: {listed}); a "
+                    f"launch function receives them by name, as in "
+                    f"`lambda args: args.{next(iter(names), 'buf')}.size`")
 
 
 class LaunchParametersHolder:
@@ -26,16 +34,48 @@ class LaunchParametersHolder:
         try:
             return self._values[name]
         except KeyError:
-            names = ", ".join(self._values) or "none"
-            raise KeyError(f"'{name}' is not a parameter of this shader (its parameters: "
-                           f"{names}); a launch function receives them by name, as in "
-                           f"`lambda args: args.{next(iter(self._values), 'buf')}.size`") from None
+            raise _unknown_parameter(name, list(self._values)) from None
 
     def get_names(self) -> list[str]:
         return list(self._values)
 
     def get_values(self) -> list:
         return list(self._values.values())
+
+
+def _parameters_type(names: list[str]) -> Callable:
+    """A function of the argument values (in parameter order) giving what a launch callable
+    receives: LaunchParametersHolder's interface on a tuple type whose attributes are the
+    parameters (a third of the holder's cost per call), or the holder itself where a name
+    cannot be a tuple field (one with a leading underscore)."""
+    try:
+        fields = namedtuple("LaunchParameters", names)
+    except ValueError:
+        return lambda args: LaunchParametersHolder(dict(zip(names, args)))
+
+    class LaunchParameters(fields):
+        __slots__ = ()
+
+        def __getattr__(self, name: str):  # reached for names that are not fields only
+            raise _unknown_parameter(name, names)
+
+        def get_names(self) -> list[str]:
+            return list(names)
+
+        def get_values(self) -> list:
+            return list(self)
+
+    # The tuple's own methods are no parameters either (`args.count` must not be tuple.count).
+    for name in ("count", "index"):
+        if name not in names:
+            setattr(LaunchParameters, name, _refused(name, names))
+    return LaunchParameters._make
+
+
+def _refused(name: str, names: list[str]) -> property:
+    def get(_self):
+        raise _unknown_parameter(name, names)
+    return property(get)
 
 
 def normalize_dimensions(value, what: str) -> tuple[int, int, int]:
@@ -123,9 +163,8 @@ class ExecutionBounds:
                 return normalize_dimensions(value, what)
             return evaluated
         if callable(spec):
-            names = self.names
-            return lambda args: normalize_dimensions(
-                spec(LaunchParametersHolder(dict(zip(names, args)))), what)
+            parameters = _parameters_type(self.names)
+            return lambda args: normalize_dimensions(spec(parameters(args)), what)
         dimensions = normalize_dimensions(spec, what)
         return lambda _args: dimensions
 

@@ -107,3 +107,5 @@ cdef extern from "vkdispatch/raw_submit.hpp" namespace "vkdispatch" nogil:
                                      bint poll) except +raiseNativeError
     double rawDependentDispatchMicroseconds(Context& context, int count,
                                             bint barriers) except +raiseNativeError
+    double rawBackToBackMicroseconds(Context& context, int dispatches,
+                                     int per_submit) except +raiseNativeError

@@ -18,6 +18,12 @@ cdef extern from "vkdispatch/instance.hpp" namespace "vkdispatch" nogil:
         bool debug()
         const vector[DeviceInfo]& devices()
 
+cdef extern from "<chrono>" namespace "std::chrono" nogil:
+    cdef cppclass microseconds:
+        microseconds()
+        microseconds(int64_t count)
+        int64_t count()
+
 cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
     const uint32_t kDefaultMaxInFlight
 
@@ -25,6 +31,7 @@ cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
         uint64_t lastSubmitted() except +raiseNativeError
         bool completed(uint64_t value) except +raiseNativeError
         void wait(uint64_t value) except +raiseNativeError
+        void flushThrough(uint64_t value) except +raiseNativeError
 
     cdef cppclass Context:
         Context(const Instance& instance, const vector[int]& device_indices,
@@ -35,6 +42,8 @@ cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
         void waitIdle(int index) except +raiseNativeError
         void setMaxInFlight(uint32_t max_in_flight) except +raiseNativeError
         uint32_t maxInFlight()
+        void setSubmitWindow(microseconds window) except +raiseNativeError
+        microseconds submitWindow()
 
 cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
     cdef cppclass Buffer:

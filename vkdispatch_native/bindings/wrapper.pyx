@@ -236,7 +236,8 @@ cdef class NativeContext:
 
     def __cinit__(self, NativeInstance instance, list device_indices, list queue_families,
                   uint64_t chunk_bytes=16 << 20, int chunk_count=3, int copy_threads=0,
-                  bint map_directly=True, uint32_t max_in_flight=rt.kDefaultMaxInFlight):
+                  bint map_directly=True, uint32_t max_in_flight=rt.kDefaultMaxInFlight,
+                  submit_window_us=None):
         cdef vector[int] devices = device_indices
         cdef vector[vector[int]] families = queue_families
         cdef rt.TransferOptions options
@@ -248,6 +249,8 @@ cdef class NativeContext:
         self.compute_objects = weakref.WeakSet()
         self.ptr.reset(new rt.Context(instance.ptr.get()[0], devices, families))
         self.ptr.get().setMaxInFlight(max_in_flight)
+        if submit_window_us is not None:
+            self.submit_window_us = submit_window_us
         self.transfers.reset(new rt.TransferEngine(self.ptr.get()[0], options))
         _check_validation()
 
@@ -274,6 +277,18 @@ cdef class NativeContext:
         self._check_open()
         return self.ptr.get().maxInFlight()
 
+    @property
+    def submit_window_us(self):
+        """How long each queue's open batch of calls waits for more before one submission
+        sends it (0: every call is submitted at once)."""
+        self._check_open()
+        return self.ptr.get().submitWindow().count()
+
+    @submit_window_us.setter
+    def submit_window_us(self, int64_t window):
+        self._check_open()
+        self.ptr.get().setSubmitWindow(rt.microseconds(window))
+
     def wait_idle(self, int queue_index=-1):
         """Waits for all work submitted to one queue, or to every queue when -1."""
         self._check_open()
@@ -287,8 +302,12 @@ cdef class NativeContext:
         return self.ptr.get().queue(queue_index, b"queue_index").lastSubmitted()
 
     def completed(self, int queue_index, uint64_t value):
+        """Whether the work up to ``value`` has finished; asking sends it if it still waits in
+        the queue's open batch (whoever asks wants it to run)."""
         self._check_open()
-        return self.ptr.get().queue(queue_index, b"queue_index").completed(value)
+        cdef rt.Queue* queue = &self.ptr.get().queue(queue_index, b"queue_index")
+        queue.flushThrough(value)
+        return queue.completed(value)
 
     def wait(self, int queue_index, uint64_t value):
         self._check_open()
@@ -947,6 +966,20 @@ def raw_dependent_dispatch_us(NativeContext ctx, int count, bint barriers=True):
     cdef double result
     with nogil:
         result = cp.rawDependentDispatchMicroseconds(ctx.ptr.get()[0], count, barriers)
+    _check_validation()
+    return result
+
+
+def raw_back_to_back_us(NativeContext ctx, int dispatches, int per_submit=1):
+    """Reference cost (us) per dispatch of ``dispatches`` dependent tiny dispatches submitted
+    back to back with plain Vulkan, ``per_submit`` command buffers per vkQueueSubmit, each
+    submission signalling a timeline semaphore, then one wait (queue 0, which no other thread
+    may use meanwhile): with ``per_submit=1``, the driver's floor for a script that submits
+    every call."""
+    ctx._check_open()
+    cdef double result
+    with nogil:
+        result = cp.rawBackToBackMicroseconds(ctx.ptr.get()[0], dispatches, per_submit)
     _check_validation()
     return result
 

@@ -13,6 +13,7 @@
 #include "buffer_kernels.hpp"
 #include "compute_helpers.hpp"
 #include "device_fixture.hpp"
+#include "queue_gate.hpp"
 #include "vkdispatch/command_list.hpp"
 #include "vkdispatch/compute_plan.hpp"
 #include "vkdispatch/descriptor_set.hpp"
@@ -66,31 +67,7 @@ TEST_P(QueueWait, EachSubmissionCompletesInOrderAndWaitsReturnOnceReached) {
 
 INSTANTIATE_TEST_SUITE_P(PollMicroseconds, QueueWait, ::testing::Values(0, 50, 5000));
 
-// Holds back everything submitted to `queue` after it until open() (or its destruction): its
-// submission waits on the device for an event that the host sets.
-class Gate {
-public:
-    explicit Gate(Queue& queue) : m_queue(queue) {
-        VkEventCreateInfo info{VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
-        EXPECT_EQ(vkCreateEvent(queue.device(), &info, nullptr, &m_event), VK_SUCCESS);
-        m_value = queue.submit([this](VkCommandBuffer cb) {
-            vkCmdWaitEvents(cb, 1, &m_event, VK_PIPELINE_STAGE_HOST_BIT,
-                            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, nullptr, 0, nullptr, 0,
-                            nullptr);
-        });
-    }
-    ~Gate() {
-        open();
-        m_queue.wait(m_value);
-        vkDestroyEvent(m_queue.device(), m_event, nullptr);
-    }
-    void open() { vkSetEvent(m_queue.device(), m_event); }
-
-private:
-    Queue& m_queue;
-    VkEvent m_event = VK_NULL_HANDLE;
-    uint64_t m_value = 0;
-};
+using test::Gate;
 
 void nothing(VkCommandBuffer) {}
 

@@ -3,6 +3,7 @@
 //
 // Thread safety: safe to share after construction.
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -41,6 +42,12 @@ public:
     /// Queue::maxInFlight(), the same on every queue.
     uint32_t maxInFlight() const {
         return m_queues.empty() ? kDefaultMaxInFlight : m_queues.front()->maxInFlight();
+    }
+    /// Queue::setSubmitWindow() of every queue (throws InvalidArgumentError when negative).
+    void setSubmitWindow(std::chrono::microseconds window);
+    /// Queue::submitWindow(), the same on every queue.
+    std::chrono::microseconds submitWindow() const {
+        return m_queues.empty() ? kDefaultSubmitWindow : m_queues.front()->submitWindow();
     }
 
 private:

@@ -13,23 +13,48 @@
 // serialises vkQueueSubmit on it.
 //
 // Back-pressure, as CUDA blocks a kernel launch while its launch queue is full: at most
-// maxInFlight() submissions are unfinished at once. A submission beyond that first waits until
-// the oldest have finished (the wait of wait(), interruptible; no lock of the queue is held
+// maxInFlight() submissions (calls: a batch of several counts each of its calls, see below)
+// are unfinished at once. A submission beyond that first waits until the oldest have finished (the wait of wait(), interruptible; no lock of the queue is held
 // while it waits). Without the bound a submit loop queues hours of work in seconds, the memory
 // that the queued work holds grows without limit, and a context's teardown (which waits for all
 // of it, also after Ctrl-C) takes those hours. Waiting for room never deadlocks: every
 // submission waits (on the device) only for timeline values already submitted, so the oldest
 // always finishes without help from the host.
 //
+// Submission windows. A vkQueueSubmit costs the host more than the GPU takes to run a small
+// dispatch (H200 driver: 7.2 us per submission of one tiny dispatch back to back, 2.3 us per
+// dispatch when 64 travel in one submission, the dependent dispatches' own floor), which left
+// calls from scripts behind a CUDA launch (6 us). So a call made while the device still runs
+// earlier work does not submit at once: it takes the next timeline value and joins the
+// queue's open batch, which one vkQueueSubmit sends when the window (submitWindow(), default
+// 50 us) after its first call has passed, when it holds kMaxBatchCalls calls, or when anything
+// waits for one of its values (wait(), waitIdle(), flushThrough(), room for a call under the
+// bound below, another queue's submitAfter), so a read or wait sees every earlier call. The
+// first call after a wait on the queue, made while the device is idle, is submitted at once:
+// a script that waits for each call (a call + wait costs what it did) or reads between short
+// runs of calls loses no latency, while calls made one after another gather even where the
+// device finishes each before the host makes the next (a slow host: the submissions saved are
+// most of its time per call then). A thread of the queue sends batches whose window passed
+// while their submitter went on with other work, so no call waits longer than about the window
+// (plus the timer's slack) to start.
+// A window of 0 submits each call at once. Timeline values still count calls: a batch signals
+// the value of its last call, which completes every value before it. A batch that fails to
+// submit (a lost device) raises its error to the thread that sent it, or, sent by the queue's
+// thread, to the next call, submission or wait on the queue, and its values are signalled
+// from the host so that no wait for them hangs.
+//
 // Thread safety: every method is safe to call concurrently (submission is serialised by an
 // internal mutex and the hardware queue's lock, as Vulkan requires external synchronisation of
 // vkQueueSubmit).
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -46,6 +71,14 @@ enum class DeviceType : int;
 /// blocked), so the bound costs no throughput, and it absorbs host pauses (a garbage collection)
 /// of that order. Much larger bounds buy nothing but memory and a longer teardown.
 constexpr uint32_t kDefaultMaxInFlight = 1024;
+
+/// Queue::submitWindow() of a new queue: a script's calls (5-10 us of host work each) gather
+/// about ten per submission, and a call waits at most about this long (plus the timer's slack)
+/// to start when nothing waits for it.
+constexpr std::chrono::microseconds kDefaultSubmitWindow{50};
+/// The most calls one batch holds: beyond about 64 a larger batch saves no host time (see the
+/// class comment) and only delays the start of its first call.
+constexpr size_t kMaxBatchCalls = 64;
 
 /// How long Queue::wait polls before it blocks, on a device of `type`.
 std::chrono::nanoseconds pollBeforeBlocking(DeviceType type) noexcept;
@@ -81,7 +114,7 @@ public:
     /// device until `other` (a queue of the same VkDevice) reaches `other_value`; the wait makes
     /// other's earlier writes visible to them. `other_value` must be submitted already
     /// (InvalidArgumentError otherwise), which keeps waits for room free of deadlocks.
-    uint64_t submitAfter(const Recorder& commands, const Queue& other, uint64_t other_value,
+    uint64_t submitAfter(const Recorder& commands, Queue& other, uint64_t other_value,
                          RoomWait room_wait = RoomWait::Interruptible);
 
     // For recordings kept and submitted again: record() a command buffer, submit it any number
@@ -94,12 +127,24 @@ public:
     uint64_t submitRecorded(VkCommandBuffer cb) { return submitRecorded(&cb, 1); }
     void recycle(VkCommandBuffer cb, uint64_t last_use);
     /// Returns once the timeline reaches `value` (polling first, then blocking); interruptible
-    /// (see interrupt.hpp).
+    /// (see interrupt.hpp). Sends the open batch first when it holds `value`.
     void wait(uint64_t value);
+    /// Sends the open batch if it holds `value` (a value handed out, not necessarily sent yet);
+    /// returns once every call up to `value` is submitted to the device.
+    void flushThrough(uint64_t value);
+    /// Sends the open batch now.
+    void flush() { flushThrough(lastSubmitted()); }
+    /// How long a batch stays open after its first call (see the class comment).
+    std::chrono::microseconds submitWindow() const;
+    /// Changes submitWindow(); 0 submits every call at once (and sends the open batch now).
+    void setSubmitWindow(std::chrono::microseconds window);
     /// As wait(), deaf to interrupts: for destructors, which must not throw.
     void waitIgnoringInterrupts(uint64_t value) { waitUntil(value, false); }
+    /// Whether the device has run everything up to `value` (never true for a value still in
+    /// the open batch; asking does not send it).
     bool completed(uint64_t value);
     void waitIdle() { wait(lastSubmitted()); }
+    /// The newest timeline value handed out (to a call submitted, or waiting in the open batch).
     uint64_t lastSubmitted() const;
     /// The timeline value the device has reached (every submission up to it has finished).
     uint64_t completedValue();
@@ -109,9 +154,9 @@ public:
     uint32_t maxInFlight() const noexcept { return m_max_in_flight.load(); }
     /// Changes maxInFlight() (at least 1; submissions already queued stay queued).
     void setMaxInFlight(uint32_t max_in_flight);
-    /// Runs `work` with the raw queue while no other thread can submit to it: for a library that
-    /// submits and waits on its own (VkFFT uploading its tables while it builds a plan). `work`
-    /// must not submit through this Queue.
+    /// Runs `work` with the raw queue while no other thread can submit to it, after the open
+    /// batch: for a library that submits and waits on its own (VkFFT uploading its tables while
+    /// it builds a plan). `work` must not submit through this Queue.
     void runExclusive(const std::function<void(VkQueue)>& work);
 
     uint32_t family() const noexcept { return m_family; }
@@ -122,6 +167,13 @@ public:
     VkDevice device() const noexcept { return m_device; }
 
 private:
+    // Calls of the open batch that run after the same semaphore wait (none: VK_NULL_HANDLE).
+    struct PendingGroup {
+        VkSemaphore wait = VK_NULL_HANDLE;
+        uint64_t wait_value = 0;
+        std::vector<VkCommandBuffer> cbs;
+    };
+
     // A fresh command buffer of `commands` (then `followed_by`), as submitRecorded() runs them.
     uint64_t submitFresh(const Recorder& commands, VkCommandBuffer followed_by, VkSemaphore wait,
                          uint64_t wait_value, RoomWait room_wait);
@@ -134,6 +186,16 @@ private:
     void waitUntil(uint64_t value, bool interruptible);
     VkCommandBuffer acquireCommandBuffer();  // m_mutex held
     void collect(uint64_t completed);        // m_mutex held
+    // Sends the open batch (`lock` on m_mutex, released meanwhile and held again on return, also
+    // when it throws); returns once every value handed out before the call is submitted.
+    void flushLocked(std::unique_lock<std::mutex>& lock);
+    void submitBatch(const std::vector<PendingGroup>& batch, uint64_t value);
+    // Whether everything sent has finished (m_mutex held).
+    bool idle();
+    void rethrowFlushError();   // m_mutex held
+    void wakeFlusher();         // m_mutex held
+    void runFlusher() noexcept;  // the queue's thread
+    void stopFlusher() noexcept;
 
     VkDevice m_device;
     VkQueue m_queue = VK_NULL_HANDLE;
@@ -152,6 +214,20 @@ private:
     std::vector<VkCommandBuffer> m_free;
     std::vector<std::pair<uint64_t, VkCommandBuffer>> m_in_flight;
     std::vector<std::pair<uint64_t, std::function<void()>>> m_retired;
+
+    // The open batch (under m_mutex): its calls hold the values after m_flushed.
+    std::vector<PendingGroup> m_pending;
+    size_t m_pending_calls = 0;
+    std::chrono::steady_clock::time_point m_pending_since;
+    std::chrono::nanoseconds m_window{kDefaultSubmitWindow};
+    std::atomic<uint64_t> m_flushed{0};  // every value up to it is submitted
+    std::mutex m_submit_mutex;           // held while a batch is sent; taken after m_mutex
+    std::exception_ptr m_flush_error;    // the queue's thread failed to send a batch
+    std::condition_variable m_wake;      // the queue's thread waits on it, with m_mutex
+    bool m_flusher_asleep = false;       // waiting without a timeout: a new batch must wake it
+    std::atomic<bool> m_waited{false};   // a wait came after the latest call
+    bool m_stop = false;
+    std::thread m_flusher;               // started with the first batch
 };
 
 }  // namespace vkdispatch

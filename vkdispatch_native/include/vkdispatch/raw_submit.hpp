@@ -17,5 +17,10 @@ double rawSubmitWaitMicroseconds(Context& context, int iterations, bool poll = f
 /// a compute-to-compute barrier (none when not `barriers`: racing, for the cost of a dispatch
 /// without a dependency), including the wait for the last.
 double rawDependentDispatchMicroseconds(Context& context, int count, bool barriers = true);
+/// Microseconds per dispatch of `dispatches` dependent 64-invocation dispatches submitted back
+/// to back (each its own command buffer), `per_submit` command buffers per vkQueueSubmit, each
+/// submission signalling a timeline semaphore, including one wait for the last: with
+/// `per_submit` 1, what the driver charges a script that submits every call.
+double rawBackToBackMicroseconds(Context& context, int dispatches, int per_submit);
 
 }  // namespace vkdispatch

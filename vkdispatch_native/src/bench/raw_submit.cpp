@@ -1,6 +1,7 @@
 #include "vkdispatch/raw_submit.hpp"
 
 #include <chrono>
+#include <vector>
 
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/compiler.hpp"
@@ -8,6 +9,7 @@
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/descriptor_set.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/handle.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -49,9 +51,12 @@ public:
     RawKernel& operator=(const RawKernel&) = delete;
 
     /// Records `count` dispatches, each after a barrier on the previous one's writes (or, when
-    /// not `barriers`, with none between them: the driver's cost of a dispatch alone).
-    void record(int count, bool barriers) {
+    /// not `barriers`, with none between them: the driver's cost of a dispatch alone). With
+    /// `repeated`, the first dispatch also waits for the buffer's earlier writes, so the command
+    /// buffer may run several times in a row.
+    void record(int count, bool barriers, bool repeated = false) {
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        if (repeated) begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
         VK_CHECK(vkBeginCommandBuffer(m_cb, &begin), "begin");
         const auto& objects = m_plan.forQueue(0);
         VkDescriptorSet descriptor = m_set.handle(0);
@@ -59,7 +64,7 @@ public:
         vkCmdBindDescriptorSets(m_cb, VK_PIPELINE_BIND_POINT_COMPUTE, objects.layout.get(), 0, 1,
                                 &descriptor, 0, nullptr);
         for (int i = 0; i < count; ++i) {
-            if (i > 0 && barriers) {
+            if ((i > 0 && barriers) || (i == 0 && repeated)) {
                 VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
                 barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
                 barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
@@ -87,6 +92,39 @@ public:
             VK_CHECK(vkWaitForFences(m_device, 1, &m_fence, VK_TRUE, UINT64_MAX), "wait");
         }
         VK_CHECK(vkResetFences(m_device, 1, &m_fence), "reset fence");
+    }
+
+    /// Submits the command buffer `submissions` times in a row, `per_submit` copies per
+    /// vkQueueSubmit (each submission signalling the next value of a timeline semaphore, as the
+    /// runtime's do), then waits for the last.
+    void submitBackToBack(int submissions, int per_submit) {
+        VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+        type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+        VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+        info.pNext = &type;
+        VkSemaphore timeline;
+        VK_CHECK(vkCreateSemaphore(m_device, &info, nullptr, &timeline), "timeline");
+        UniqueSemaphore owner(m_device, timeline);
+        const std::vector<VkCommandBuffer> cbs(static_cast<size_t>(per_submit), m_cb);
+        uint64_t value = 0;
+        VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+        values.signalSemaphoreValueCount = 1;
+        values.pSignalSemaphoreValues = &value;
+        VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        submit.pNext = &values;
+        submit.commandBufferCount = static_cast<uint32_t>(cbs.size());
+        submit.pCommandBuffers = cbs.data();
+        submit.signalSemaphoreCount = 1;
+        submit.pSignalSemaphores = &timeline;
+        for (int i = 0; i < submissions; ++i) {
+            ++value;
+            VK_CHECK(vkQueueSubmit(m_queue.handle(), 1, &submit, VK_NULL_HANDLE), "submit");
+        }
+        VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+        wait.semaphoreCount = 1;
+        wait.pSemaphores = &timeline;
+        wait.pValues = &value;
+        VK_CHECK(vkWaitSemaphores(m_device, &wait, UINT64_MAX), "wait");
     }
 
 private:
@@ -120,6 +158,17 @@ void checkPositive(int value, const char* name) {
 }
 
 }  // namespace
+
+double rawBackToBackMicroseconds(Context& context, int dispatches, int per_submit) {
+    checkPositive(dispatches, "dispatches");
+    checkPositive(per_submit, "per_submit");
+    RawKernel kernel(context);
+    kernel.record(1, true, true);
+    kernel.submitBackToBack(1, per_submit);  // warm-up
+    const int submissions = (dispatches + per_submit - 1) / per_submit;
+    return meanMicroseconds(1, [&] { kernel.submitBackToBack(submissions, per_submit); }) /
+           (double(submissions) * per_submit);
+}
 
 double rawSubmitWaitMicroseconds(Context& context, int iterations, bool poll) {
     checkPositive(iterations, "iterations");

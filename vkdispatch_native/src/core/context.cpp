@@ -89,4 +89,8 @@ void Context::setMaxInFlight(uint32_t max_in_flight) {
     for (Queue* q : m_queues) q->setMaxInFlight(max_in_flight);
 }
 
+void Context::setSubmitWindow(std::chrono::microseconds window) {
+    for (Queue* q : m_queues) q->setSubmitWindow(window);
+}
+
 }  // namespace vkdispatch

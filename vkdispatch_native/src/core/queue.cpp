@@ -18,6 +18,9 @@ constexpr std::chrono::microseconds kGpuPoll(10'000);
 // retire() runs the deleters of finished work once this many wait, then at twice what is left:
 // amortised O(1), and finished objects are freed even where nothing ever waits.
 constexpr size_t kRetiredBeforeCollect = 256;
+// After its last batch the queue's thread looks for new ones this many windows before it sleeps
+// until woken: calls during a script's busy spells then need no wake-up (a system call each).
+constexpr int kWatchfulWindows = 40;
 
 }  // namespace
 
@@ -65,6 +68,12 @@ Queue::Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int glo
 
 Queue::~Queue() {
     // Teardown never throws: on a lost device the wait fails and the handles are released anyway.
+    stopFlusher();
+    try {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        flushLocked(lock);
+    } catch (...) {
+    }
     const uint64_t last = m_next_value - 1;
     VkSemaphore sem = m_timeline.get();
     VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
@@ -95,8 +104,144 @@ uint64_t Queue::lastSubmitted() const {
 
 void Queue::wait(uint64_t value) { waitUntil(value, true); }
 
+std::chrono::microseconds Queue::submitWindow() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return std::chrono::duration_cast<std::chrono::microseconds>(m_window);
+}
+
+void Queue::setSubmitWindow(std::chrono::microseconds window) {
+    if (window.count() < 0)
+        throw InvalidArgumentError("submit_window_us: expected at least 0 microseconds, got " +
+                                   std::to_string(window.count()));
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_window = window;
+    if (window.count() == 0) flushLocked(lock);
+}
+
+void Queue::flushThrough(uint64_t value) {
+    if (m_flushed.load() >= value) return;
+    std::unique_lock<std::mutex> lock(m_mutex);
+    rethrowFlushError();
+    if (m_flushed.load() < value) flushLocked(lock);
+}
+
+void Queue::flushLocked(std::unique_lock<std::mutex>& lock) {
+    std::vector<PendingGroup> batch;
+    batch.swap(m_pending);
+    m_pending_calls = 0;
+    const uint64_t value = m_next_value - 1;
+    // Taken before m_mutex is released: batches reach the device in the order of their values,
+    // and with nothing to send this waits for a batch that another thread is sending.
+    std::unique_lock<std::mutex> sending(m_submit_mutex);
+    lock.unlock();
+    std::exception_ptr error;
+    if (!batch.empty()) {
+        try {
+            submitBatch(batch, value);
+        } catch (...) {
+            error = std::current_exception();
+            // The batch never runs: its values complete now, so that no wait for them hangs.
+            VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+            signal.semaphore = m_timeline.get();
+            signal.value = value;
+            vkSignalSemaphore(m_device, &signal);
+        }
+        m_flushed.store(value);
+    }
+    sending.unlock();
+    lock.lock();
+    if (error) std::rethrow_exception(error);
+}
+
+void Queue::submitBatch(const std::vector<PendingGroup>& batch, uint64_t value) {
+    // Only the last group signals: a signal orders every command submitted before it.
+    std::vector<VkSubmitInfo> submits(batch.size(), VkSubmitInfo{VK_STRUCTURE_TYPE_SUBMIT_INFO});
+    std::vector<VkTimelineSemaphoreSubmitInfo> timelines(
+        batch.size(), VkTimelineSemaphoreSubmitInfo{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO});
+    const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkSemaphore sem = m_timeline.get();
+    for (size_t i = 0; i < batch.size(); ++i) {
+        const PendingGroup& group = batch[i];
+        VkSubmitInfo& submit = submits[i];
+        VkTimelineSemaphoreSubmitInfo& timeline = timelines[i];
+        submit.pNext = &timeline;
+        submit.commandBufferCount = static_cast<uint32_t>(group.cbs.size());
+        submit.pCommandBuffers = group.cbs.data();
+        if (group.wait != VK_NULL_HANDLE) {
+            timeline.waitSemaphoreValueCount = 1;
+            timeline.pWaitSemaphoreValues = &group.wait_value;
+            submit.waitSemaphoreCount = 1;
+            submit.pWaitSemaphores = &group.wait;
+            submit.pWaitDstStageMask = &wait_stage;
+        }
+    }
+    timelines.back().signalSemaphoreValueCount = 1;
+    timelines.back().pSignalSemaphoreValues = &value;
+    submits.back().signalSemaphoreCount = 1;
+    submits.back().pSignalSemaphores = &sem;
+    std::lock_guard<std::mutex> hardware(*m_hardware_lock);
+    VK_CHECK(vkQueueSubmit(m_queue, static_cast<uint32_t>(submits.size()), submits.data(),
+                           VK_NULL_HANDLE),
+             "submitting work to queue " + std::to_string(m_global_index));
+}
+
+void Queue::rethrowFlushError() {
+    if (!m_flush_error) return;
+    std::exception_ptr error = m_flush_error;
+    m_flush_error = nullptr;
+    std::rethrow_exception(error);
+}
+
+void Queue::wakeFlusher() {
+    if (!m_flusher.joinable()) {
+        m_flusher = std::thread([this] { runFlusher(); });
+    } else if (m_flusher_asleep) {
+        m_flusher_asleep = false;
+        m_wake.notify_one();
+    }
+}
+
+void Queue::runFlusher() noexcept {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    int idle_windows = 0;
+    while (!m_stop) {
+        if (m_pending_calls == 0) {
+            if (idle_windows++ < kWatchfulWindows) {
+                m_wake.wait_for(lock, std::max(m_window, std::chrono::nanoseconds(1000)));
+            } else {
+                m_flusher_asleep = true;
+                m_wake.wait(lock);
+                m_flusher_asleep = false;
+            }
+            continue;
+        }
+        idle_windows = 0;
+        const auto deadline = m_pending_since + m_window;
+        if (std::chrono::steady_clock::now() < deadline) {
+            m_wake.wait_until(lock, deadline);
+            continue;
+        }
+        try {
+            flushLocked(lock);
+        } catch (...) {
+            m_flush_error = std::current_exception();
+        }
+    }
+}
+
+void Queue::stopFlusher() noexcept {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_flusher.joinable()) m_flusher.join();
+}
+
 void Queue::waitUntil(uint64_t value, bool interruptible) {
     if (value == 0) return;
+    m_waited.store(true);
+    flushThrough(value);
     if (m_poll.count() > 0) {
         const auto deadline = std::chrono::steady_clock::now() + m_poll;
         while (completedValue() < value) {
@@ -217,36 +362,34 @@ VkCommandBuffer Queue::record(VkCommandBufferUsageFlags usage, const Recorder& c
 uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count, VkSemaphore wait,
                                uint64_t wait_value, RoomWait room_wait) {
     std::unique_lock<std::mutex> lock(m_mutex);
+    rethrowFlushError();
     waitForRoom(lock, room_wait);
-    const uint64_t value = m_next_value;
-    VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-    timeline.signalSemaphoreValueCount = 1;
-    timeline.pSignalSemaphoreValues = &value;
-    VkSemaphore sem = m_timeline.get();
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.pNext = &timeline;
-    submit.commandBufferCount = count;
-    submit.pCommandBuffers = cbs;
-    submit.signalSemaphoreCount = 1;
-    submit.pSignalSemaphores = &sem;
-    const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    if (wait != VK_NULL_HANDLE) {
-        timeline.waitSemaphoreValueCount = 1;
-        timeline.pWaitSemaphoreValues = &wait_value;
-        submit.waitSemaphoreCount = 1;
-        submit.pWaitSemaphores = &wait;
-        submit.pWaitDstStageMask = &wait_stage;
-    }
-    {
-        std::lock_guard<std::mutex> hardware(*m_hardware_lock);
-        VK_CHECK(vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE),
-                 "submitting work to queue " + std::to_string(m_global_index));
-    }
-    ++m_next_value;
+    const uint64_t value = m_next_value++;
+    if (m_pending.empty() || wait != VK_NULL_HANDLE || m_pending.back().wait != VK_NULL_HANDLE)
+        m_pending.push_back(PendingGroup{wait, wait_value, {}});
+    m_pending.back().cbs.insert(m_pending.back().cbs.end(), cbs, cbs + count);
+    const bool opens_batch = m_pending_calls++ == 0;
+    if (opens_batch) m_pending_since = std::chrono::steady_clock::now();
+    const bool after_wait = m_waited.exchange(false);
+    if (m_window.count() == 0 || m_pending_calls >= kMaxBatchCalls ||
+        (opens_batch && after_wait && idle()))
+        flushLocked(lock);
+    else
+        wakeFlusher();
     return value;
 }
 
+bool Queue::idle() {
+    const uint64_t sent = m_flushed.load();
+    if (m_completed_seen >= sent) return true;
+    m_completed_seen = std::max(m_completed_seen, completedValue());
+    return m_completed_seen >= sent;
+}
+
 void Queue::runExclusive(const std::function<void(VkQueue)>& work) {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    flushLocked(lock);
+    lock.unlock();
     std::lock_guard<std::mutex> hardware(*m_hardware_lock);
     work(m_queue);
 }
@@ -276,7 +419,7 @@ uint64_t Queue::submit(const Recorder& commands, VkCommandBuffer followed_by) {
     return submitFresh(commands, followed_by, VK_NULL_HANDLE, 0, RoomWait::Interruptible);
 }
 
-uint64_t Queue::submitAfter(const Recorder& commands, const Queue& other, uint64_t other_value,
+uint64_t Queue::submitAfter(const Recorder& commands, Queue& other, uint64_t other_value,
                             RoomWait room_wait) {
     if (other.m_device != m_device)
         throw InvalidArgumentError("other: a queue waits only on queues of its own device");
@@ -285,6 +428,9 @@ uint64_t Queue::submitAfter(const Recorder& commands, const Queue& other, uint64
         throw InvalidArgumentError("other_value: " + std::to_string(other_value) +
                                    " is not submitted to the other queue yet (its latest: " +
                                    std::to_string(submitted) + ")");
+    // The device waits only for values submitted: a wait for one still in a batch could hold
+    // this queue until that batch's window passes.
+    other.flushThrough(other_value);
     return submitFresh(commands, VK_NULL_HANDLE, other.m_timeline.get(), other_value, room_wait);
 }
 

@@ -244,6 +244,7 @@ std::shared_ptr<Sequence> Sequence::evalAwait(uint64_t timeout_ns) {
         } else {
             const auto deadline = std::chrono::steady_clock::now() +
                                   std::chrono::nanoseconds(timeout_ns);
+            s.queue->flushThrough(s.submitted);  // polled below: it must be on its way
             while (!(finished = s.queue->completed(s.submitted)) &&
                    std::chrono::steady_clock::now() < deadline)
                 std::this_thread::sleep_for(std::chrono::microseconds(20));
