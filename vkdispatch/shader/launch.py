@@ -78,10 +78,18 @@ def _refused(name: str, names: list[str]) -> property:
     return property(get)
 
 
+_PADDING = {1: (1, 1), 2: (1,), 3: ()}
+
+
 def normalize_dimensions(value, what: str) -> tuple[int, int, int]:
     """An int or a tuple of 1-3 ints as a 3-tuple padded with 1s."""
     if type(value) is int:
         return (value, 1, 1)
+    if type(value) is tuple and 0 < len(value) <= 3:
+        padded = value + _PADDING[len(value)]
+        # What library code passes per call: plain ints need no abstract-class checks.
+        if type(padded[0]) is int and type(padded[1]) is int and type(padded[2]) is int:
+            return padded
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return (int(value), 1, 1)
     if not isinstance(value, tuple):
@@ -142,6 +150,7 @@ class ExecutionBounds:
         self.nominal_local_size = tuple(nominal_local_size or local_size)
         # workgroups= counts are re-divided into the launch's own workgroups
         self._regroup = factor > 1 or self.nominal_local_size != tuple(local_size)
+        self._parameters = None  # _parameters_type(names), made for the first callable
         self.workgroups = self._resolver(workgroups, "workgroups")
         self.exec_size = self._resolver(exec_size, "exec_size")
 
@@ -163,7 +172,9 @@ class ExecutionBounds:
                 return normalize_dimensions(value, what)
             return evaluated
         if callable(spec):
-            parameters = _parameters_type(self.names)
+            if self._parameters is None:  # made once: a class per call would cost ~50 us
+                self._parameters = _parameters_type(self.names)
+            parameters = self._parameters
             return lambda args: normalize_dimensions(spec(parameters(args)), what)
         dimensions = normalize_dimensions(spec, what)
         return lambda _args: dimensions
