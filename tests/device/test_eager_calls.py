@@ -9,6 +9,9 @@ operation replayed from a graph computes.
   caller holds it.
 * A shader call repeating the previous one skips the descriptor-set lookup and the
   recording, and any change (buffers, sizes, scalars) still reaches the device.
+* An operation repeated with the same buffers and options (fft2, convolve2D, a reduction,
+  vd.vkfft.fft) resubmits its recording without tracing its dispatches again; any change
+  takes the full path.
 """
 from __future__ import annotations
 
@@ -22,12 +25,14 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.base.command_list import CommandList
 from vkdispatch.base.descriptor_cache import DescriptorSetCache
-from vkdispatch.codegen.abbreviations import Buff, Const, f32
+from vkdispatch.codegen.abbreviations import Buff, Const, c64, f32
 from vkdispatch.fft import config as fft_config
 from vkdispatch.fft import convolution as fft_convolution
 from vkdispatch.fft import functions as fft_functions
 from vkdispatch.fft.multi_pass import FourStepFFT
 from vkdispatch.shader import launch
+from vkdispatch.shader.shader_function import ShaderFunction
+from vkdispatch.vkfft.vkfft_plan import VkFFTPlan
 
 
 @pytest.fixture
@@ -41,6 +46,19 @@ def submissions(context, monkeypatch):
         return original(self, *args)
 
     monkeypatch.setattr(CommandList, "_submit_unchecked", counting)
+    return count
+
+
+def count_calls(monkeypatch, owner, name: str) -> list[int]:
+    """A one-element list counting the calls of ``owner.name`` (patched for the test)."""
+    count = [0]
+    original = getattr(owner, name)
+
+    def counting(*args, **kwargs):
+        count[0] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
     return count
 
 
@@ -196,6 +214,28 @@ def test_a_reduction_reuses_its_output_only_once_dropped(rng, context):
     np.testing.assert_allclose(held.read(0)[0], b.astype(np.float64).sum(), rtol=1e-5)
 
 
+def test_a_repeated_reduction_is_not_traced_again_and_sees_new_data(rng, context,
+                                                                     monkeypatch):
+    """A script reducing in a loop (each result read, then dropped) traces the stages once;
+    new data in the input, another input and a held result still give numpy's sums."""
+    traced = count_calls(monkeypatch, ShaderFunction, "__call__")
+    data = rng.standard_normal(5000).astype(np.float32)
+    x = vd.asbuffer(data)
+    np.testing.assert_allclose(total(x).read(0)[0], data.astype(np.float64).sum(), rtol=1e-5)
+    before = traced[0]
+    for _ in range(3):
+        data = rng.standard_normal(5000).astype(np.float32)
+        x.write(data)
+        np.testing.assert_allclose(total(x).read(0)[0], data.astype(np.float64).sum(),
+                                   rtol=1e-5)
+    assert traced[0] == before
+    other = rng.standard_normal(5000).astype(np.float32)
+    held = total(vd.asbuffer(other))  # another input (and this output is held)
+    assert traced[0] > before
+    np.testing.assert_allclose(total(x).read(0)[0], data.astype(np.float64).sum(), rtol=1e-5)
+    np.testing.assert_allclose(held.read(0)[0], other.astype(np.float64).sum(), rtol=1e-5)
+
+
 @vd.shader("y.size")
 def axpy(y: Buff[f32], x: Buff[f32], a: Const[f32]):
     i = vc.global_invocation_id().x
@@ -207,14 +247,7 @@ def test_repeated_shader_calls_skip_the_lookups_yet_follow_every_change(rng, con
     """A call repeating the previous one (plan, launch, buffers, uniform data) goes straight to
     its submission; any change takes the full path: other buffers (also one at the address of
     a freed buffer), another size with the same workgroups, other scalars."""
-    lookups = [0]
-    original = DescriptorSetCache.lookup
-
-    def counting(self, *args):
-        lookups[0] += 1
-        return original(self, *args)
-
-    monkeypatch.setattr(DescriptorSetCache, "lookup", counting)
+    lookups = count_calls(monkeypatch, DescriptorSetCache, "lookup")
     hosts = {name: rng.standard_normal(1000).astype(np.float32) for name in "xyz"}
     x, y, z = (vd.asbuffer(hosts[name]) for name in "xyz")
     expected = {name: hosts[name].astype(np.float64) for name in "yz"}
@@ -251,14 +284,7 @@ def test_repeated_shader_calls_skip_the_lookups_yet_follow_every_change(rng, con
 def test_launch_callables_given_per_call_reuse_one_parameters_type(rng, context, monkeypatch):
     """The type of the object a launch callable receives is made once per shader, not per
     call (making a class costs tens of microseconds)."""
-    made = [0]
-    original = launch._parameters_type
-
-    def counting(names):
-        made[0] += 1
-        return original(names)
-
-    monkeypatch.setattr(launch, "_parameters_type", counting)
+    made = count_calls(monkeypatch, launch, "_parameters_type")
 
     @vd.shader("y.size")
     def scale(y: Buff[f32], a: Const[f32]):
@@ -273,3 +299,67 @@ def test_launch_callables_given_per_call_reuse_one_parameters_type(rng, context,
     expected = host.astype(np.float64)
     expected[:500] *= 16
     np.testing.assert_allclose(y.read(0), expected, rtol=1e-6)
+
+
+
+def test_a_repeated_operation_resubmits_its_recording_and_follows_every_change(rng, context,
+                                                                            monkeypatch):
+    """fft2 and convolve2D repeated with the same buffers and options trace none of their
+    dispatches again; another option, other buffers, a shader call in between and a buffer
+    made after one was freed take the full path. Every result matches numpy."""
+    traced = count_calls(monkeypatch, ShaderFunction, "__call__")
+    shape = (2, 32, 16)
+    host = {name: crandom(rng, shape) for name in "xyk"}
+    x, y, k = (vd.asbuffer(host[name]) for name in "xyk")
+    want = {name: host[name].astype(np.complex128) for name in "xy"}
+
+    def run(operation, buffer, name, reference, traces):
+        before = traced[0]
+        operation(buffer)
+        want[name] = reference(want[name])
+        assert traced[0] == before + traces, f"{operation.__name__}: {traced[0] - before}"
+        assert_fft_close(buffer.read(0), want[name], 512 * 8, EPS32)
+
+    run(vd.fft.fft2, x, "x", np.fft.fft2, 2)
+    run(vd.fft.fft2, x, "x", np.fft.fft2, 0)  # the repeat
+    run(vd.fft.ifft2, x, "x", np.fft.ifft2, 2)  # another option
+    run(vd.fft.ifft2, x, "x", np.fft.ifft2, 0)
+    run(vd.fft.ifft2, y, "y", np.fft.ifft2, 2)  # another buffer
+    scale = vd.shader("data.size")(double_it)
+    scale(y)  # a call in between
+    want["y"] *= 2
+    run(vd.fft.ifft2, y, "y", np.fft.ifft2, 2)
+    for _ in range(3):  # freed, and a new buffer perhaps where it was
+        fresh = crandom(rng, shape)
+        z = vd.asbuffer(fresh)
+        want["z"] = fresh.astype(np.complex128)
+        run(vd.fft.fft2, z, "z", np.fft.fft2, 2)
+        del z
+
+    spectrum = np.fft.fft2(host["k"].astype(np.complex128))
+    k.write(spectrum.astype(np.complex64))
+    convolved = lambda a: np.fft.ifft2(np.fft.fft2(a) * spectrum.conj())  # noqa: E731
+    run(lambda b: vd.fft.convolve2D(b, k), x, "x", convolved, 3)
+    run(lambda b: vd.fft.convolve2D(b, k), x, "x", convolved, 0)
+
+
+def double_it(data: Buff[c64]):
+    i = vc.global_invocation_id().x
+    data[i] = data[i] * 2.0
+
+
+def test_a_repeated_vkfft_call_is_not_recorded_again(rng, context, monkeypatch):
+    """vd.vkfft.fft repeated on the same buffer records its run once; another axis, inverse or
+    buffer records again, and every result matches numpy."""
+    recorded = count_calls(monkeypatch, VkFFTPlan, "record")
+    host = crandom(rng, (8, 64))
+    x = vd.asbuffer(host)
+    want = host.astype(np.complex128)
+    steps = [(dict(), np.fft.fft, 1), (dict(), np.fft.fft, 0), (dict(axis=0), None, 1),
+             (dict(inverse=True), np.fft.ifft, 1), (dict(inverse=True), np.fft.ifft, 0)]
+    for options, reference, records in steps:
+        before = recorded[0]
+        vd.vkfft.fft(x, **options)
+        want = reference(want) if reference else np.fft.fft(want, axis=0)
+        assert recorded[0] == before + records, options
+        assert_fft_close(x.read(0), want, 512, EPS32)

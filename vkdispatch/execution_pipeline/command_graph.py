@@ -102,6 +102,10 @@ class CommandGraph(CommandList, DispatchTarget):
         # Immediate mode's latest call: (plan, blocks, weak references to its buffers, the
         # native recording it left), or None.
         self._last_call: tuple | None = None
+        # The latest submit's (push constants, uniform data), where repeat_or_record may send
+        # them again, and that operation: (key, native recording, push constants, uniform).
+        self._submitted: tuple | None = None
+        self._last_operation: tuple | None = None
         self._uploaded_bytes: bytes | None = None
         self._recorded = False
         self._descriptor_sets = DescriptorSetCache()
@@ -160,6 +164,28 @@ class CommandGraph(CommandList, DispatchTarget):
         offset = self._append_uniform(uniform)
         self._append(_Dispatch(plan, blocks, buffers, bindings, uniform, offset, pc, pc_packer,
                                pc_values))
+
+    def repeat_or_record(self, key, record) -> None:
+        """Runs ``record()``, which records a library operation's calls into this graph, as
+        :meth:`one_submission` does. In immediate mode, where ``key`` equals the key of the
+        operation submitted last and nothing was submitted since, submits that operation's
+        native recording, push constants and uniform data again instead: a script repeating
+        an operation of several dispatches pays for one submission, not for tracing each
+        dispatch through the shader layer again. ``key`` (None: always record) must capture
+        everything the recording depends on: the caller's options, and its buffers through
+        :func:`buffer_key` (weak references, so nothing is kept alive)."""
+        last = self._last_operation
+        # Only at the top of immediate mode: nested in another operation, nothing submits.
+        immediate = self.submit_on_record and self._reset_on_submit and not self._commands
+        if key is not None and immediate and last is not None and last[0] == key and \
+                last[1] is self._recording:
+            self._submit_native(last[2], 1, _ALL_QUEUES, last[3])
+            return
+        self._last_operation = self._submitted = None
+        with self.one_submission():
+            record()
+        if key is not None and immediate and self._submitted is not None:
+            self._last_operation = (key, self._recording) + self._submitted
 
     @contextlib.contextmanager
     def one_submission(self):
@@ -462,12 +488,15 @@ class CommandGraph(CommandList, DispatchTarget):
             return
         if not self._recorded:
             self._record_native()
+        self._submitted = None
         if self._steps:
             self._submit_segments(instance_count, queue_index)
         else:
-            self._submit_native(self._push_constant_data(instance_count,
-                                                         self.get_instance_size()),
-                                instance_count, queue_index, bytes(self._uniform))
+            pc, uniform = self._push_constant_data(instance_count, self.get_instance_size()), \
+                bytes(self._uniform)
+            self._submit_native(pc, instance_count, queue_index, uniform)
+            if instance_count == 1 and queue_index == _ALL_QUEUES:
+                self._submitted = (pc, uniform)
         if self._reset_on_submit:
             self.reset()
 

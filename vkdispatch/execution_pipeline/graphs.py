@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 
 from vkdispatch.base.context import Context, get_context
 from vkdispatch.errors import InvalidTypeError
@@ -10,7 +11,7 @@ from vkdispatch.execution_pipeline.command_graph import CommandGraph
 from vkdispatch.shader.dispatch_target import set_default_target_provider
 
 __all__ = ["default_graph", "global_graph", "graph_or_global", "set_global_graph",
-           "one_submission"]
+           "one_submission", "repeat_or_record", "buffer_key"]
 
 
 class _ThreadKey:
@@ -73,6 +74,33 @@ def one_submission(graph=None):
     if isinstance(target, CommandGraph):
         return target.one_submission()
     return contextlib.nullcontext()
+
+
+def repeat_or_record(graph, key, record) -> None:
+    """``record()`` (a library operation's calls into ``graph``, None: the thread's global
+    graph) as one submission; in immediate mode a repeat of the previous operation with an
+    equal ``key`` resubmits its recording without running ``record()`` (see
+    :meth:`CommandGraph.repeat_or_record`). Any other dispatch target records as usual."""
+    target = global_graph() if graph is None else graph
+    if isinstance(target, CommandGraph):
+        target.repeat_or_record(key, record)
+    else:
+        record()
+
+
+def buffer_key(buffers) -> tuple | None:
+    """What a recording depends on of ``buffers``: each one's identity (a weak reference,
+    which compares equal only while the same buffer lives), shape and element type; None
+    where one is destroyed (the operation then records, and reports it)."""
+    key = []
+    for buffer in buffers:
+        if getattr(buffer, "destroyed", True):
+            return None
+        try:
+            key.append((weakref.ref(buffer), buffer.shape, buffer.var_type))
+        except (TypeError, AttributeError):  # not a buffer of ours: the operation reports it
+            return None
+    return tuple(key)
 
 
 def set_global_graph(graph: CommandGraph | None = None) -> None:

@@ -26,7 +26,7 @@ from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
                                       _validate_map_argument_annotations, cached_plan, fft,
-                                      irfft, rfft)
+                                      irfft, one_operation, rfft)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
@@ -295,7 +295,8 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
     fused = last - 1 if transposed_kernel or kernel_inner_only else last
     other = last if fused == last - 1 else last - 1
     first = (buffer, buffer) if input_map is not None else (buffer,)
-    with one_submission(graph):
+
+    def record() -> None:
         fft(*first, graph=graph, print_shader=print_shader, axis=other, input_map=input_map,
             input_type=None if input_map is not None else input_type, compute_type=compute_type,
             buffer_shape=shape)
@@ -310,6 +311,10 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
             output_type=None if output_map is not None else output_type,
             input_type=buffer.var_type if output_map is not None else None,
             compute_type=compute_type, buffer_shape=shape)
+    one_operation(graph, print_shader, (buffer,) if kernel is None else (buffer, kernel),
+                  (kernel is None, kernel_map, shape, normalize, transposed_kernel,
+                   kernel_inner_only, input_map, output_map, output_type, input_type,
+                   kernel_type, compute_type), record)
 
 
 def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_shape=None,
@@ -325,7 +330,8 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
                                    f"got {buffer.real_shape}")
     shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
     kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
-    with one_submission(graph):
+
+    def record() -> None:
         rfft(buffer, graph=graph, print_shader=print_shader, compute_type=compute_type)
         convolve(buffer, *kernel_args, kernel_map=kernel_map, buffer_shape=shape, graph=graph,
                  print_shader=print_shader, axis=len(shape) - 2, normalize=normalize,
@@ -335,6 +341,9 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
                  compute_type=compute_type)
         irfft(buffer, graph=graph, print_shader=print_shader, normalize=normalize,
               compute_type=compute_type)
+    one_operation(graph, print_shader, (buffer,) if kernel is None else (buffer, kernel),
+                  (kernel is None, kernel_map, shape, transposed_kernel, kernel_inner_only,
+                   normalize, compute_type), record)
 
 
 # -- the transposed kernel layout -------------------------------------------------------------

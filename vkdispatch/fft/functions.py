@@ -14,7 +14,7 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import get_context
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
-from vkdispatch.execution_pipeline.graphs import one_submission
+from vkdispatch.execution_pipeline.graphs import buffer_key, repeat_or_record
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.precision import (ensure_supported_complex_precision,
                                       resolve_compute_precision, validate_complex_precision)
@@ -253,7 +253,8 @@ def _passes(buffers: tuple, axes: list[int], input_map, output_map, **options) -
         raise InvalidArgumentError(f"Buffer must have {wanted} dimensions, got shape "
                                    f"{working.shape}")
     input_type, output_type = options.pop("input_type"), options.pop("output_type")
-    with one_submission(options["graph"]):
+
+    def record() -> None:
         for index, axis in enumerate(axes):
             first, last = index == 0, index == len(axes) - 1
             args = list(buffers[working_index:] if first and input_map is not None
@@ -265,6 +266,21 @@ def _passes(buffers: tuple, axes: list[int], input_map, output_map, **options) -
                 input_type=input_type if first else None,
                 output_type=output_type if last and output_map is None else None,
                 buffer_shape=tuple(working.shape), **options)
+
+    one_operation(options["graph"], options["print_shader"], buffers,
+                  (tuple(axes), input_map, output_map, input_type, output_type,
+                   tuple(options.items())), record)
+
+
+def one_operation(graph, print_shader: bool, buffers: tuple, options: tuple, record) -> None:
+    """``record()``, the dispatches of one library operation, as one submission; a script's
+    repeat of it (the same ``record`` code, buffers and ``options``, which must hold every
+    other value the recording depends on) submits the recording again without tracing its
+    dispatches (see :func:`~vkdispatch.execution_pipeline.graphs.repeat_or_record`). Printing
+    shaders always records."""
+    buffers_key = None if print_shader else buffer_key(buffers)
+    key = buffers_key and (record.__code__, _generation[0], buffers_key, options)
+    repeat_or_record(graph, key, record)
 
 
 def fft2(*buffers: Buffer, graph=None, print_shader: bool = False, input_map=None,
@@ -350,36 +366,44 @@ def rfft2(buffer: RFFTBuffer, graph=None, print_shader: bool = False, compute_ty
     """``numpy.fft.rfft2``: rfft of the last axis, then an FFT of the half spectrum along the
     one before."""
     _check_rfft_buffer(buffer, (2, 3))
-    with one_submission(graph):
+
+    def record() -> None:
         _real_pass(buffer, False, graph, print_shader, True, compute_type)
         _complex_pass(buffer, len(buffer.real_shape) - 2, False, graph, print_shader, True,
                       compute_type)
+    one_operation(graph, print_shader, (buffer,), (compute_type,), record)
 
 
 def rfft3(buffer: RFFTBuffer, graph=None, print_shader: bool = False, compute_type=None) -> None:
     """``numpy.fft.rfftn`` of a 3-D real shape: rfft, then FFTs along axes 1 and 0."""
     _check_rfft_buffer(buffer, (3,))
-    with one_submission(graph):
+
+    def record() -> None:
         _real_pass(buffer, False, graph, print_shader, True, compute_type)
         for axis in (1, 0):
             _complex_pass(buffer, axis, False, graph, print_shader, True, compute_type)
+    one_operation(graph, print_shader, (buffer,), (compute_type,), record)
 
 
 def irfft2(buffer: RFFTBuffer, graph=None, print_shader: bool = False, normalize: bool = True,
            compute_type=None) -> None:
     """Inverse of :func:`rfft2`."""
     _check_rfft_buffer(buffer, (2, 3))
-    with one_submission(graph):
+
+    def record() -> None:
         _complex_pass(buffer, len(buffer.real_shape) - 2, True, graph, print_shader,
                       normalize, compute_type)
         _real_pass(buffer, True, graph, print_shader, normalize, compute_type)
+    one_operation(graph, print_shader, (buffer,), (normalize, compute_type), record)
 
 
 def irfft3(buffer: RFFTBuffer, graph=None, print_shader: bool = False, normalize: bool = True,
            compute_type=None) -> None:
     """Inverse of :func:`rfft3`."""
     _check_rfft_buffer(buffer, (3,))
-    with one_submission(graph):
+
+    def record() -> None:
         for axis in (0, 1):
             _complex_pass(buffer, axis, True, graph, print_shader, normalize, compute_type)
         _real_pass(buffer, True, graph, print_shader, normalize, compute_type)
+    one_operation(graph, print_shader, (buffer,), (normalize, compute_type), record)

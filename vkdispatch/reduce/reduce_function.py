@@ -27,7 +27,7 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import get_context
 from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.errors import InvalidArgumentError, InvalidShaderArgumentError, InvalidTypeError
-from vkdispatch.execution_pipeline.graphs import one_submission
+from vkdispatch.execution_pipeline.graphs import buffer_key, repeat_or_record
 from vkdispatch.reduce.geometry import (batch_blocks, first_stage_groups, partial_slots,
                                         reduction_geometry)
 from vkdispatch.reduce.operations import ReduceOp
@@ -127,29 +127,38 @@ class ReduceFunction:
         # The input's context, which the graph's must be: not the current one, which may differ.
         context = args[0].context if isinstance(args[0], Buffer) else get_context()
         out = self._output(out, partial_slots(size, group), batches, context)
+        # A script's repeat (the same buffers, the dropped output reused) submits the
+        # recording again: the stages below are not traced through the shader layer again.
+        repeat_or_record(graph, _repeat_key(self, out, args),
+                         lambda: self._record(out, args, batches, size, context, graph))
+        return out
+
+    def _record(self, out: Buffer, args: tuple, batches: int, size: int, context,
+                graph) -> None:
+        """Records the stages that reduce ``batches`` rows of ``size`` elements of ``args``
+        into ``out``."""
+        group = self.group_size
         groups = first_stage_groups(size, group)
         blocks = batch_blocks(batches, *context.max_workgroup_count[1:])
         if groups == 1:  # one group per batch holds it all: its value is the result
             for first, rows, layers in blocks:
                 self.stage1(out, *args, _params(first * size, size, first, 1, rows),
                             exec_size=(group, rows, layers), graph=graph)
-            return out
+            return
         if len(blocks) == 1 and groups <= min(SINGLE_PASS_GROUPS, group):
             # one group folds the partials, one per invocation; it finds its batch's counter
             # and result at workgroup y, so all batches must be one dispatch's rows
             self._single_pass()(out, _counter_of(out, batches), *args,
                                 _params(0, size, batches, groups, batches),
                                 exec_size=(groups * group, batches), graph=graph)
-            return out
+            return
         fold_size, fold = self._fold(groups, context)
-        with one_submission(graph):
-            for first, rows, layers in blocks:
-                partials = batches + first * groups
-                self.stage1(out, *args, _params(first * size, size, partials, groups, rows),
-                            exec_size=(groups * group, rows, layers), graph=graph)
-                fold(out, _params(partials, groups, first, 1, rows),
-                     exec_size=(fold_size, rows, layers), graph=graph)
-        return out
+        for first, rows, layers in blocks:
+            partials = batches + first * groups
+            self.stage1(out, *args, _params(first * size, size, partials, groups, rows),
+                        exec_size=(groups * group, rows, layers), graph=graph)
+            fold(out, _params(partials, groups, first, 1, rows),
+                 exec_size=(fold_size, rows, layers), graph=graph)
 
     def _single_pass(self):
         """Stage 1 with stage 2's fold in its last group, traced on first use (like the folds
@@ -203,6 +212,22 @@ class ReduceFunction:
         with self._spare_lock:
             self._spare = spare
         return spare
+
+
+_SCALARS = (int, float, bool, complex)
+
+
+def _repeat_key(function, out: Buffer, args: tuple) -> tuple | None:
+    """What a reduction's recording depends on beyond ``function`` and its context: the output
+    and input buffers (see buffer_key) and the mapping function's other arguments (None, not
+    repeated, where one is not a plain number)."""
+    buffers = tuple(a for a in args if isinstance(a, Buffer))
+    values = tuple((position, type(a), a) for position, a in enumerate(args)
+                   if not isinstance(a, Buffer))
+    if any(kind not in _SCALARS for _position, kind, _value in values):
+        return None
+    buffers_key = buffer_key((out, *buffers))
+    return buffers_key and (function, buffers_key, values)
 
 
 def _params(input_offset: int, size: int, output_offset: int, output_batch_stride: int,

@@ -7,7 +7,7 @@ from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.buffer_copy import copy
-from vkdispatch.execution_pipeline.graphs import graph_or_global
+from vkdispatch.execution_pipeline.graphs import buffer_key, graph_or_global, repeat_or_record
 from vkdispatch.vkfft.vkfft_dispatcher import FFTConfig, execute_fft_plan
 from vkdispatch.vkfft.vkfft_plan import python_axes
 
@@ -69,11 +69,19 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
             input_shape, input_type = input_buffer.shape, input_buffer.var_type
     if identity:
         return
-    config = FFTConfig(buffer._handle, shape, do_r2c=r2c, axes=axes,
-                       normalize=normalize_inverse, input_shape=input_shape,
-                       input_type=input_type, keep_shader_code=print_shader,
-                       fourier_type=buffer.var_type)
-    execute_fft_plan(buffer, inverse, config, input=input_buffer, graph=graph)
+
+    def record() -> None:
+        config = FFTConfig(buffer._handle, shape, do_r2c=r2c, axes=axes,
+                           normalize=normalize_inverse, input_shape=input_shape,
+                           input_type=input_type, keep_shader_code=print_shader,
+                           fourier_type=buffer.var_type)
+        execute_fft_plan(buffer, inverse, config, input=input_buffer, graph=graph)
+
+    # A script's repeat submits the recorded run again (no plan lookup, no re-recording).
+    buffers_key = None if print_shader else \
+        buffer_key((buffer,) if input_buffer is None else (buffer, input_buffer))
+    repeat_or_record(graph, buffers_key and (fft, buffers_key, shape, axes, inverse,
+                                             normalize_inverse, r2c), record)
 
 
 def ifft(buffer: Buffer, graph=None, print_shader: bool = False, axis=None,
