@@ -304,8 +304,8 @@ def test_launch_callables_given_per_call_reuse_one_parameters_type(rng, context,
 
 def test_a_repeated_operation_resubmits_its_recording_and_follows_every_change(rng, context,
                                                                             monkeypatch):
-    """fft2 and convolve2D repeated with the same buffers and options trace none of their
-    dispatches again; another option, other buffers, a shader call in between and a buffer
+    """fft2, convolve2D, fft and convolve repeated with the same buffers and options trace
+    none of their dispatches again; another option, other buffers, a shader call in between and a buffer
     made after one was freed take the full path. Every result matches numpy."""
     traced = count_calls(monkeypatch, ShaderFunction, "__call__")
     shape = (2, 32, 16)
@@ -341,6 +341,12 @@ def test_a_repeated_operation_resubmits_its_recording_and_follows_every_change(r
     convolved = lambda a: np.fft.ifft2(np.fft.fft2(a) * spectrum.conj())  # noqa: E731
     run(lambda b: vd.fft.convolve2D(b, k), x, "x", convolved, 3)
     run(lambda b: vd.fft.convolve2D(b, k), x, "x", convolved, 0)
+    run(vd.fft.fft, x, "x", np.fft.fft, 1)
+    run(vd.fft.fft, x, "x", np.fft.fft, 0)
+    along_rows = lambda a: np.fft.ifft(np.fft.fft(a) * host["k"].conj())  # noqa: E731
+    k.write(host["k"])
+    run(lambda b: vd.fft.convolve(b, k), x, "x", along_rows, 1)
+    run(lambda b: vd.fft.convolve(b, k), x, "x", along_rows, 0)
 
 
 def double_it(data: Buff[c64]):

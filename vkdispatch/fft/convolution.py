@@ -227,23 +227,26 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
         raise InvalidArgumentError("At least one buffer must be provided")
     _check_graph(graph)
     shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffers[0].shape)
-    if input_map is None and output_map is None:
-        _check_in_place_buffer(buffers[0], shape, False)
-    position, compute_type, shader = cached_plan(
-        _convolution_plan, buffers, (shape, kernel_map, kernel_num, axis, normalize,
-                                     transposed_kernel, kernel_inner_only, input_map,
-                                     output_map, input_type, output_type, kernel_type,
-                                     compute_type, input_signal_range, name))
-    if kernel_map is None:
-        _check_kernel_size(buffers[position], shape, axis, transposed_kernel,
-                           kernel_inner_only, compute_type)
-    if shader is None:
-        _unfused_convolve(buffers[0], buffers[position], shape, axis, normalize, graph,
-                          print_shader, compute_type)
-        return
-    if print_shader:
-        print(shader)
-    shader(*buffers, graph=graph)
+    options = (shape, kernel_map, kernel_num, axis, normalize, transposed_kernel,
+               kernel_inner_only, input_map, output_map, input_type, output_type, kernel_type,
+               compute_type, input_signal_range, name)
+
+    def record() -> None:
+        if input_map is None and output_map is None:
+            _check_in_place_buffer(buffers[0], shape, False)
+        position, resolved_type, shader = cached_plan(_convolution_plan, buffers, options)
+        if kernel_map is None:
+            _check_kernel_size(buffers[position], shape, axis, transposed_kernel,
+                               kernel_inner_only, resolved_type)
+        if shader is None:
+            _unfused_convolve(buffers[0], buffers[position], shape, axis, normalize, graph,
+                              print_shader, resolved_type)
+            return
+        if print_shader:
+            print(shader)
+        shader(*buffers, graph=graph)
+    # A repeat skips the checks too: they passed for the same buffers, shapes and options.
+    one_operation(graph, print_shader, buffers, options, record)
 
 
 def _convolution_plan(buffers, shape, kernel_map, kernel_num, axis, normalize,

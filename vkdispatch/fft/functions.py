@@ -157,14 +157,17 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
         raise InvalidArgumentError(f"fft() without input_map/output_map works in place on "
                                    f"exactly one buffer, got {len(buffers)}")
     shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffers[0].shape)
-    if input_map is None and output_map is None:
-        _check_in_place_buffer(buffers[0], shape, r2c)
-    shader = cached_plan(_plan, buffers, (shape, axis, inverse, normalize_inverse, r2c,
-                                          input_map, output_map, input_type, output_type,
-                                          compute_type, input_signal_range, name))
-    if print_shader:
-        print(shader)
-    shader(*buffers, graph=graph)
+    options = (shape, axis, inverse, normalize_inverse, r2c, input_map, output_map, input_type,
+               output_type, compute_type, input_signal_range, name)
+
+    def record() -> None:
+        if input_map is None and output_map is None:
+            _check_in_place_buffer(buffers[0], shape, r2c)
+        shader = cached_plan(_plan, buffers, options)
+        if print_shader:
+            print(shader)
+        shader(*buffers, graph=graph)
+    one_operation(graph, print_shader, buffers, options, record)
 
 
 def _plan(buffers, shape, axis, inverse, normalize_inverse, r2c, input_map, output_map,

@@ -38,7 +38,9 @@
 // while their submitter went on with other work, so no call waits longer than about the window
 // (plus the timer's slack) to start.
 // A window of 0 submits each call at once. Timeline values still count calls: a batch signals
-// the value of its last call, which completes every value before it. A batch that fails to
+// the value of its last call, which completes every value before it; waits (host or device)
+// for a value inside a batch wait for the value the batch signals (the same moment), since the
+// validation layer cannot follow a wait for a value that no submission signals. A batch that fails to
 // submit (a lost device) raises its error to the thread that sent it, or, sent by the queue's
 // thread, to the next call, submission or wait on the queue, and its values are signalled
 // from the host so that no wait for them hangs.
@@ -50,6 +52,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -190,6 +193,9 @@ private:
     // when it throws); returns once every value handed out before the call is submitted.
     void flushLocked(std::unique_lock<std::mutex>& lock);
     void submitBatch(const std::vector<PendingGroup>& batch, uint64_t value);
+    // The value signalled by the batch that holds `value` (sent already), or `value` itself
+    // where that batch has finished.
+    uint64_t signalledCovering(uint64_t value);
     // Whether everything sent has finished (m_mutex held).
     bool idle();
     void rethrowFlushError();   // m_mutex held
@@ -223,6 +229,8 @@ private:
     std::atomic<uint64_t> m_flushed{0};  // every value up to it is submitted
     std::mutex m_submit_mutex;           // held while a batch is sent; taken after m_mutex
     std::exception_ptr m_flush_error;    // the queue's thread failed to send a batch
+    std::deque<uint64_t> m_signalled;    // values batches signal, unfinished (m_submit_mutex)
+    std::atomic<uint64_t> m_completed_hint{0};  // m_completed_seen, read without m_mutex
     std::condition_variable m_wake;      // the queue's thread waits on it, with m_mutex
     bool m_flusher_asleep = false;       // waiting without a timeout: a new batch must wake it
     std::atomic<bool> m_waited{false};   // a wait came after the latest call

@@ -146,11 +146,22 @@ void Queue::flushLocked(std::unique_lock<std::mutex>& lock) {
             signal.value = value;
             vkSignalSemaphore(m_device, &signal);
         }
+        const uint64_t finished = m_completed_hint.load();
+        while (!m_signalled.empty() && m_signalled.front() <= finished) m_signalled.pop_front();
+        m_signalled.push_back(value);
         m_flushed.store(value);
     }
     sending.unlock();
     lock.lock();
     if (error) std::rethrow_exception(error);
+}
+
+uint64_t Queue::signalledCovering(uint64_t value) {
+    std::lock_guard<std::mutex> sending(m_submit_mutex);
+    // Batches known to have finished are forgotten (see flushLocked), never later ones.
+    if (value <= m_completed_hint.load()) return value;
+    const auto found = std::lower_bound(m_signalled.begin(), m_signalled.end(), value);
+    return found == m_signalled.end() ? value : *found;
 }
 
 void Queue::submitBatch(const std::vector<PendingGroup>& batch, uint64_t value) {
@@ -242,6 +253,7 @@ void Queue::waitUntil(uint64_t value, bool interruptible) {
     if (value == 0) return;
     m_waited.store(true);
     flushThrough(value);
+    value = signalledCovering(value);
     if (m_poll.count() > 0) {
         const auto deadline = std::chrono::steady_clock::now() + m_poll;
         while (completedValue() < value) {
@@ -303,6 +315,7 @@ void Queue::waitForRoom(std::unique_lock<std::mutex>& lock, RoomWait room_wait) 
 
 void Queue::collect(uint64_t completed) {
     m_completed_seen = std::max(m_completed_seen, completed);
+    m_completed_hint.store(m_completed_seen);
     for (size_t i = 0; i < m_in_flight.size();) {
         if (m_in_flight[i].first <= completed) {
             m_free.push_back(m_in_flight[i].second);
@@ -431,6 +444,7 @@ uint64_t Queue::submitAfter(const Recorder& commands, Queue& other, uint64_t oth
     // The device waits only for values submitted: a wait for one still in a batch could hold
     // this queue until that batch's window passes.
     other.flushThrough(other_value);
+    other_value = other.signalledCovering(other_value);
     return submitFresh(commands, VK_NULL_HANDLE, other.m_timeline.get(), other_value, room_wait);
 }
 
