@@ -26,6 +26,9 @@ _ArgType = TypeVar("_ArgType")
 
 
 def _normalize_shape(shape: Any) -> tuple[int, ...]:
+    if type(shape) is tuple and 0 < len(shape) <= 3 and \
+            all(type(e) is int and e >= 1 for e in shape):
+        return shape  # the common case, without the checks below that name what is wrong
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (int(shape),)
     try:
@@ -125,7 +128,8 @@ class Buffer(Handle, Generic[_ArgType]):
         self._register(self.context.handles)
 
     def _destroy(self) -> None:
-        wait_all(self._pending)  # a background copy must not outlive the native buffer
+        if self._pending:
+            wait_all(self._pending)  # a background copy must not outlive the native buffer
         self.derived.clear()
         self._native.close()
 

@@ -15,7 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "buffer_kernels.hpp"
 #include "device_fixture.hpp"
+#include "vkdispatch/command_list.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/device_selection.hpp"
 #include "vkdispatch/errors.hpp"
@@ -57,6 +59,7 @@ const EngineKind kEngines[] = {
     {"Staging3x1024HostCopy", hostCopies(staging(1024, 3))},
     {"Staging1x1000HostCopy", hostCopies(staging(1000, 1))},
     {"Direct", TransferOptions{}},
+    {"Staging3x64KiB", staging(65536, 3)},  // aligned writes up to 64 KiB travel inline
 };
 
 std::vector<uint8_t> readAll(TransferEngine& engine, Buffer& buffer, int queue_index) {
@@ -100,6 +103,35 @@ TEST_P(TransferEngineTest, WriteAtAnOffsetLandsThereAndKeepsTheRest) {
         ASSERT_EQ(readAll(engine, buffer, 0), expected)
             << patch.size << " bytes at offset " << patch.offset;
     }
+}
+
+// Writes of whole words, which the staging kinds send inside their command buffers where they
+// fit a chunk, keep their order with dispatches on the queue: each lands after the dispatch
+// recorded before it and before the one after.
+TEST_P(TransferEngineTest, AlignedWritesAndDispatchesOnOneQueueApplyInOrder) {
+    TransferEngine engine(context(), options());
+    constexpr uint32_t kWords = 2048;
+    Buffer buffer(context(), kWords * 4);
+    test::OneBufferPlan triple(context(), test::kTriplePlusOne, "triple_plus_one", buffer);
+    CommandList list(context());
+    list.recordDispatch(triple.plan, triple.set, {test::groupsFor(kWords), 1, 1});
+    const std::vector<uint8_t> pc = test::repeatedWord(kWords, 1);
+    std::vector<uint32_t> expected = test::randomWords(kWords, 3);
+    engine.write(buffer, expected.data(), kWords * 4, 0, -1);
+    const struct {
+        uint32_t first, count;
+    } patches[] = {{0, 1}, {100, 256}, {kWords - 64, 64}, {7, 1000}};
+    unsigned seed = 20;
+    for (const auto& patch : patches) {
+        list.submit(pc.data(), pc.size(), 1, 0, nullptr, nullptr, 0);
+        for (uint32_t& word : expected) word = test::triplePlusOne(word);
+        const std::vector<uint32_t> words = test::randomWords(patch.count, seed++);
+        engine.write(buffer, words.data(), patch.count * 4, patch.first * 4, 0);
+        std::copy(words.begin(), words.end(), expected.begin() + patch.first);
+    }
+    list.submit(pc.data(), pc.size(), 1, 0, nullptr, nullptr, 0);
+    for (uint32_t& word : expected) word = test::triplePlusOne(word);
+    ASSERT_EQ(test::download<uint32_t>(engine, buffer, kWords, 0), expected);
 }
 
 TEST_P(TransferEngineTest, ReadOfASubRangeReturnsExactlyThoseBytes) {

@@ -111,10 +111,28 @@ void TransferEngine::write(Buffer& buffer, const void* data, uint64_t size, uint
             m_copier.copy(mapped + offset, src, size);
             continue;
         }
+        if (inlined(size, offset)) {
+            writeInline(buffer, q, src, size, offset);
+            continue;
+        }
         Ring& r = ring(q);
         std::lock_guard<FairMutex> lock(r.mutex);
         upload(r, buffer, q, src, size, offset);
     }
+}
+
+bool TransferEngine::inlined(uint64_t size, uint64_t offset) const noexcept {
+    return size <= std::min(kMaxInlineWrite, m_options.chunk_bytes) && size % 4 == 0 &&
+           offset % 4 == 0;
+}
+
+void TransferEngine::writeInline(Buffer& buffer, int queue_index, const uint8_t* src,
+                                 uint64_t size, uint64_t offset) {
+    UpdateBufferCommand update(m_context, buffer, offset, src, size);
+    Queue& queue = *buffer.replica(queue_index).queue;
+    const uint64_t value =
+        queue.submit([&](VkCommandBuffer cb) { recordAlone(cb, update, queue_index); });
+    update.markUsed(queue_index, value);
 }
 
 void TransferEngine::upload(Ring& r, Buffer& buffer, int queue_index, const uint8_t* src,
