@@ -82,21 +82,62 @@ def test_int32_chain_wraps_like_numpy(context, rng):
     np.testing.assert_array_equal(out.read(0), expected)
 
 
-def test_int32_floor_division_and_modulus_of_non_negative_values_match_numpy(context, rng):
-    # GLSL '/' truncates and '%' is undefined for negative operands, as in the reference, so
-    # // and % are checked on the operands where Python and GLSL agree.
+@pytest.mark.parametrize("signs", ["non-negative", "any"])
+def test_int32_floor_division_and_modulus_match_numpy(context, rng, signs):
+    """Python's rule (numpy's too) for // and %, whatever the signs, with the divisor a runtime
+    value, a power of two, another literal or a negative literal."""
     @vd.shader("out.size")
     def divmod_kernel(out: Buff[i32], a: Buff[i32], b: Buff[i32]):
         i = vc.global_invocation_id().x
-        out[i] = a[i] // b[i] * 100 + a[i] % b[i] + a[i] // 8 + a[i] % 7 - a[i] // 3
+        out[i] = (a[i] // b[i] * 100 + a[i] % b[i] + a[i] // 8 + a[i] % 7 - a[i] // 3
+                  + a[i] % 16 + a[i] // -5 + a[i] % -6 + 1000 // b[i] + 1000 % b[i])
 
-    a = rng.integers(0, 2 ** 31 - 1, N, dtype=np.int32)
+    low = 0 if signs == "non-negative" else -2 ** 31 + 1
+    a = rng.integers(low, 2 ** 31 - 1, N, dtype=np.int32)
     b = rng.integers(1, 100, N, dtype=np.int32)
+    if signs == "any":
+        b *= rng.choice(np.array([-1, 1], np.int32), N)
+        a[:8] = [-7, 7, -8, 8, 0, -1, -100, 100]  # exact multiples and small remainders
     out = vd.Buffer((N,), vd.int32)
     divmod_kernel(out, _buffer(a), _buffer(b))
     with np.errstate(over="ignore"):
-        expected = (a // b * np.int32(100) + a % b + a // 8 + a % 7 - a // 3).astype(np.int32)
+        expected = (a // b * np.int32(100) + a % b + a // 8 + a % 7 - a // 3 + a % 16
+                    + a // np.int32(-5) + a % np.int32(-6) + np.int32(1000) // b
+                    + np.int32(1000) % b).astype(np.int32)
     np.testing.assert_array_equal(out.read(0), expected)
+
+
+def test_ivec2_floor_division_and_modulus_match_numpy(context, rng):
+    @vd.shader("out.size")
+    def divmod_vectors(out: Buff[iv2], a: Buff[iv2], b: Buff[iv2]):
+        i = vc.global_invocation_id().x
+        out[i] = a[i] // b[i] * 1000 + a[i] % b[i] + a[i] // 3 + a[i] % -7
+
+    a = rng.integers(-10 ** 5, 10 ** 5, (N, 2), dtype=np.int32)
+    b = rng.integers(1, 50, (N, 2), dtype=np.int32) * rng.choice(np.array([-1, 1], np.int32),
+                                                                   (N, 2))
+    out = vd.Buffer((N,), vd.ivec2)
+    divmod_vectors(out, _buffer(a, vd.ivec2), _buffer(b, vd.ivec2))
+    expected = a // b * 1000 + a % b + a // 3 + a % np.int32(-7)
+    np.testing.assert_array_equal(out.read(0).reshape(N, 2), expected)
+
+
+def test_in_place_floor_division_and_modulus_of_negative_int32_match_numpy(context, rng):
+    @vd.shader("a.size")
+    def in_place(a: Buff[i32], b: Buff[i32]):
+        i = vc.global_invocation_id().x
+        r = a[i].to_register()
+        r //= b[i]
+        r %= 7
+        q = a[i].to_register()
+        q %= b[i]
+        a[i] = r * 1000 + q
+
+    a = rng.integers(-10 ** 6, 10 ** 6, N, dtype=np.int32)
+    b = rng.integers(1, 50, N, dtype=np.int32) * rng.choice(np.array([-1, 1], np.int32), N)
+    buffer = _buffer(a)
+    in_place(buffer, _buffer(b))
+    np.testing.assert_array_equal(buffer.read(0), (a // b % 7) * 1000 + a % b)
 
 
 def test_uint32_chain_wraps_like_numpy(context, rng):

@@ -154,11 +154,11 @@ def test_float_arithmetic_with_zero_is_left_alone():
     assert total.name == "(UBO.var0 + 0.0f)"
 
 
-def test_unsigned_modulus_by_a_power_of_two_is_a_mask():
+def test_modulus_by_a_power_of_two_is_a_mask():
     _, (masked, signed, other) = traced([Const[u32], Const[i32]],
                                         lambda u, i: [u % 16, i % 16, u % 12])
     assert masked.name == "(UBO.var0 & 15u)" and masked.var_type is dt.uint32
-    assert signed.name == "(UBO.var1 % 16)"  # GLSL leaves negative operands undefined: kept
+    assert signed.name == "(UBO.var1 & 15)"  # two's complement: Python's % of a power of 2
     assert other.name == "(UBO.var0 % 12)"
 
 
@@ -189,15 +189,18 @@ def test_floor_division_by_power_of_two_is_a_shift():
     _, (a, b, c) = traced([Const[i32]], lambda x: [x // 4, x // 1, x // 3])
     assert a.name == "(UBO.var0 >> 2)"
     assert b.name == "UBO.var0"
-    assert c.name == "(UBO.var0 / 3)"
+    # Python's flooring: GLSL's truncating quotient, one less where the remainder is not zero
+    # and the operands differ in sign.
+    assert c.name == ("((UBO.var0 / 3) - int(((UBO.var0 / 3) * 3 != UBO.var0) && "
+                      "((UBO.var0 ^ 3) < int(0))))")
 
 
 def test_floor_division_and_modulus_of_mixed_integers():
     _, (a, b, c) = traced([Const[u32], Const[i32]], lambda u, i: [u // i, u % i, 7 // u])
     assert a.var_type is b.var_type is dt.int32
-    assert a.name == "(int(UBO.var0) / UBO.var1)"
-    assert b.name == "(int(UBO.var0) % UBO.var1)"
-    assert c.name == "(7 / UBO.var0)"
+    assert a.name.startswith("((int(UBO.var0) / UBO.var1) - int(")  # signed: flooring
+    assert b.name.startswith("((int(UBO.var0) - (int(UBO.var0) / UBO.var1) * UBO.var1) + ")
+    assert c.name == "(7 / UBO.var0)"  # unsigned: GLSL's / already floors
 
 
 # -- powers ------------------------------------------------------------------------------------

@@ -139,10 +139,24 @@ def test_in_place_on_a_register_emits_a_compound_assignment():
         out[0] = r
 
     description, _ = compiled(body, Buff[i32], Const[i32])
+    remainder = "(var1 - (var1 / 5) * 5)"  # Python's %: GLSL's %= is undefined for negatives
     assert main_body(description) == [
-        "int var1 = int(0);", "var1 += 2;", "var1 -= UBO.var0;", "var1 *= 3;", "var1 /= 2;",
-        "var1 %= 5;", "var1 &= 255;", "var1 |= 1;", "var1 ^= UBO.var0;", "var1 <<= 1;",
+        "int var1 = int(0);", "var1 += 2;", "var1 -= UBO.var0;", "var1 *= 3;",
+        "var1 = (var1 >> 1);",  # Python's //: an arithmetic shift floors
+        f"var1 = ({remainder} + 5 * int(({remainder} != int(0)) && (({remainder} ^ 5) < "
+        "int(0))));", "var1 &= 255;", "var1 |= 1;", "var1 ^= UBO.var0;", "var1 <<= 1;",
         "var1 >>= 2;", "buf0.data[0] = var1;"]
+
+
+def test_in_place_floor_division_of_unsigned_integers_is_compound():
+    def body(out, n):
+        r = vc.new_uint_register(100)
+        r //= n
+        r %= n
+        out[0] = r
+
+    description, _ = compiled(body, Buff[u32], Const[u32])
+    assert main_body(description)[1:3] == ["var1 /= UBO.var0;", "var1 %= UBO.var0;"]
 
 
 def test_in_place_on_a_buffer_element_needs_no_extra_statement():

@@ -27,6 +27,27 @@ def _power_of_two(value) -> int | None:
     return None
 
 
+def _floor_quotient(a: str, b: str, var_type) -> str:
+    """GLSL of Python's ``a // b`` for signed integers (scalars or vectors of ``var_type``):
+    GLSL's ``/`` truncates toward zero, so a quotient whose remainder is not zero and whose
+    operands differ in sign is one less."""
+    t, q = var_type.glsl_type, f"({a} / {b})"
+    if dt.is_scalar(var_type):
+        return f"({q} - {t}(({q} * {b} != {a}) && (({a} ^ {b}) < {t}(0))))"
+    return f"({q} - {t}(notEqual({q} * {b}, {a})) * {t}(lessThan({a} ^ {b}, {t}(0))))"
+
+
+def _floor_remainder(a: str, b: str, var_type) -> str:
+    """GLSL of Python's ``a % b`` for signed integers: the sign of ``b`` (GLSL's ``%`` is
+    undefined for negative operands). From the truncated remainder, plus ``b`` where that
+    remainder is not zero and differs from ``b`` in sign."""
+    t, r = var_type.glsl_type, f"({a} - ({a} / {b}) * {b})"
+    if dt.is_scalar(var_type):
+        return f"({r} + {b} * {t}(({r} != {t}(0)) && (({r} ^ {b}) < {t}(0))))"
+    return (f"({r} + {b} * {t}(notEqual({r}, {t}(0))) * "
+            f"{t}(lessThan({r} ^ {b}, {t}(0))))")
+
+
 def _is_integer(var_type) -> bool:
     return var_type is not boolean and dt.is_integer_dtype(var_type)
 
@@ -159,9 +180,19 @@ class ArithmeticMixin:
             if other.literal_value == 1 and result is self.var_type:
                 return self
             shift = _power_of_two(other.literal_value)
-            if shift is not None:
+            if shift is not None:  # an arithmetic shift floors, as Python does
                 return self._derived(result, f"({operand_text(self, result)} >> {shift})", self)
-        return self._binary(other, "/", result, reverse)
+        return self._python_rounding(other, "/", _floor_quotient, result, reverse)
+
+    def _python_rounding(self, other, symbol: str, signed_text, result, reverse: bool):
+        """``self symbol other`` with Python's flooring: GLSL's own operator where the type is
+        unsigned (they agree there), ``signed_text`` otherwise."""
+        if scalar_of(result) in _UNSIGNED:
+            return self._binary(other, symbol, result, reverse)
+        left, right = (other, self) if reverse else (self, other)
+        return self._derived(result, signed_text(operand_text(left, result, True),
+                                                 operand_text(right, result, True), result),
+                             left, right)
 
     def __floordiv__(self, other):
         return self._floor_divide(other)
@@ -174,10 +205,10 @@ class ArithmeticMixin:
                                              "(use vc.mod(a, b) for floats)")
         result = self._promote(other, "'%'")
         shift = _power_of_two(other.literal_value) if other.is_literal else None
-        if shift is not None and not reverse and scalar_of(result) in _UNSIGNED:
+        if shift is not None and not reverse:  # two's complement: Python's % of a power of 2
             mask = literal_text((1 << shift) - 1, scalar_of(result), strict=True)
             return self._derived(result, f"({operand_text(self, result)} & {mask})", self)
-        return self._binary(other, "%", result, reverse)
+        return self._python_rounding(other, "%", _floor_remainder, result, reverse)
 
     def __mod__(self, other):
         return self._modulus(other)
@@ -368,21 +399,29 @@ class ArithmeticMixin:
         return self._inplace(other, "/", lambda a, b: dt.make_floating_dtype(dt.cross_type(a, b)))
 
     def __ifloordiv__(self, other):
-        return self._inplace(other, "/", dt.cross_type,
-                             "Floor division is only supported for integer types")
+        if scalar_of(self.var_type) in _UNSIGNED:
+            return self._inplace(other, "/", dt.cross_type,
+                                 "Floor division is only supported for integer types")
+        return self._inplace_result(self // other)
 
     def __imod__(self, other):
-        return self._inplace(other, "%", dt.cross_type,
-                             "Modulus is only supported for integer types")
+        if scalar_of(self.var_type) in _UNSIGNED:
+            return self._inplace(other, "%", dt.cross_type,
+                                 "Modulus is only supported for integer types")
+        return self._inplace_result(self % other)
 
-    def __ipow__(self, other):
-        result = self ** other
+    def _inplace_result(self, result):
+        """``self`` set to ``result``, an operation no GLSL compound assignment has (``**=``,
+        and ``//=``/``%=`` of a signed integer with Python's flooring)."""
         if result.var_type is not self.var_type:
             raise InvalidTypeError(
                 "Inplace arithmetic requires the result type to match the variable type, but "
                 f"got '{result.var_type.name}' and '{self.var_type.name}' respectively.")
         self.set_value(result)
         return self
+
+    def __ipow__(self, other):
+        return self._inplace_result(self ** other)
 
     def _inplace_bitwise(self, other, symbol: str):
         return self._inplace(other, symbol, dt.cross_type,
