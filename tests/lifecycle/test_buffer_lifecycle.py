@@ -77,12 +77,18 @@ def test_buffer_destroy_twice_is_a_no_op(context, rng):
     assert _native.live_buffer_count() == start
 
 
+@pytest.mark.parametrize("how", ["destroy", "_destroy"])
 @pytest.mark.parametrize("use", ["read0", "read", "write"])
-def test_buffer_destroyed_then_used_raises_and_others_survive(context, rng, use):
+def test_buffer_destroyed_then_used_raises_and_others_survive(context, rng, use, how):
+    """Also through ``_destroy()``, vkdispatch 0.1.0's hook, which scripts call directly."""
+    start = _native.live_buffer_count()
     data = random_array(rng, (ELEMENTS,), np.float32)
     other_data = random_array(rng, (ELEMENTS,), np.float32)
     doomed, other = vd.asbuffer(data), vd.asbuffer(other_data)
-    doomed.destroy()
+    getattr(doomed, how)()
+    assert doomed.destroyed
+    assert _native.live_buffer_count() == start + 1
+    getattr(doomed, how)()  # again: nothing more happens
     actions = {"read0": lambda: doomed.read(0), "read": doomed.read,
                "write": lambda: doomed.write(data)}
     with pytest.raises(ValueError, match="destroyed") as caught:

@@ -127,7 +127,7 @@ class Buffer(Handle, Generic[_ArgType]):
         self.derived: dict = {}
         self._register(self.context.handles)
 
-    def _destroy(self) -> None:
+    def _release(self) -> None:
         if self._pending:
             wait_all(self._pending)  # a background copy must not outlive the native buffer
         self.derived.clear()

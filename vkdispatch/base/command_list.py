@@ -129,6 +129,6 @@ class CommandList(Handle):
                             None if uniform_buffer is None else uniform_buffer._native,
                             uniform_data)
 
-    def _destroy(self) -> None:
+    def _release(self) -> None:
         self._recording = ()
         self._native.close()

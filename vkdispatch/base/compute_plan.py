@@ -52,7 +52,7 @@ class ComputePlan(Handle):
                                                 self.context.pipeline_cache())
         self._register(self.context.handles)
 
-    def _destroy(self) -> None:
+    def _release(self) -> None:
         self._native.close()
 
 

@@ -49,5 +49,5 @@ class DescriptorSet(Handle):
         self._native.bind_image(binding, sampler.image._native, sampler._native)
         self.samplers[binding] = sampler
 
-    def _destroy(self) -> None:
+    def _release(self) -> None:
         self._native.close()

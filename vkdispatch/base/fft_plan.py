@@ -75,5 +75,5 @@ class FFTPlan(Handle):
         """Bytes of the kernel a convolution run multiplies by (0 for other plans)."""
         return self._native.kernel_bytes
 
-    def _destroy(self) -> None:
+    def _release(self) -> None:
         self._native.close()

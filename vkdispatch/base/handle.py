@@ -74,14 +74,22 @@ class Handle:
             self.destroy()  # free the native object made for a context closed meanwhile
             raise
 
-    def _destroy(self) -> None:
+    def _release(self) -> None:
         """Releases the native resources (subclasses)."""
+
+    def _destroy(self) -> None:
+        """Releases the native resources now and marks the object destroyed: what
+        :meth:`destroy` runs, and vkdispatch 0.1.0's hook of the same name, which scripts call
+        directly (later uses then raise the documented error, not the native one)."""
+        if self._destroyed:
+            return
+        self._destroyed = True
+        self._release()
 
     def destroy(self) -> None:
         """Releases the native resources now (idempotent)."""
         if self._destroyed:
             return
-        self._destroyed = True
         self._registry.discard(self)
         self._destroy()
 
@@ -103,9 +111,6 @@ class Handle:
     def __del__(self) -> None:
         # The registry holds the handle weakly and forgets it by itself; a finalizer must not
         # take its lock (it may run from inside the registry, when an add triggers the GC).
-        if self._destroyed:
-            return
-        self._destroyed = True
         try:
             self._destroy()
         except Exception:  # interpreter shutdown: modules may already be torn down

@@ -161,7 +161,7 @@ class Image(Handle):
         raise RuntimeError(f"Cannot index into vd.{cls.__name__}! Perhaps you meant to use "
                            f"vc.{cls.__name__}?")
 
-    def _destroy(self) -> None:
+    def _release(self) -> None:
         self._native.close()
 
     def _check_usable(self) -> None:

@@ -80,5 +80,5 @@ class Sampler(Handle):
         self._native = self.context.create_native_sampler(*settings)
         self._register(self.context.handles)
 
-    def _destroy(self) -> None:
+    def _release(self) -> None:
         self._native.close()

@@ -540,10 +540,10 @@ class CommandGraph(CommandList, DispatchTarget):
             command_list.reset()
         self._recorded = False
 
-    def _destroy(self) -> None:
+    def _release(self) -> None:
         for command_list in self._segment_lists:
             command_list.destroy()
         self._descriptor_sets.clear()
         if self._uniform_buffer is not None:
             self._uniform_buffer.destroy()
-        super()._destroy()
+        super()._release()
