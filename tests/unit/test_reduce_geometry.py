@@ -22,12 +22,15 @@ GROUP_SIZES = [1 << k for k in range(11)]
 
 
 def _expected(shape, axes):
-    """Reduced axes must be a trailing block without gaps (after normalising negatives); the
-    axes before the first reduced one are batches. None when the rule rejects ``axes``."""
+    """Reduced axes must be a trailing block without gaps (after normalising negatives), each
+    named once; the axes before the first reduced one are batches. The error's key word when
+    the rule rejects ``axes``."""
     ndim = len(shape)
     normalized = sorted({a % ndim for a in axes})
+    if len(normalized) != len(axes):
+        return "once"
     if normalized != list(range(ndim - len(normalized), ndim)):
-        return None
+        return "contiguous"
     first = normalized[0]
     return math.prod(shape[:first]), math.prod(shape[first:])
 
@@ -39,8 +42,8 @@ def test_every_axes_choice_matches_the_rule(shape):
                for c in itertools.combinations(range(-ndim, ndim), r)]
     for axes in choices:
         expected = _expected(shape, axes)
-        if expected is None:
-            with pytest.raises(ValueError, match="contiguous"):
+        if isinstance(expected, str):
+            with pytest.raises(ValueError, match=expected):
                 reduction_geometry(shape, list(axes))
         else:
             assert reduction_geometry(shape, list(axes)) == expected, axes

@@ -25,7 +25,9 @@ MAX_BUFFER_ELEMENTS = 2**30
 _ArgType = TypeVar("_ArgType")
 
 
-def _normalize_shape(shape: Any) -> tuple[int, ...]:
+def normalize_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
+    """``shape`` (an int, or a sequence of 1-3 positive ints) as a tuple of ints; errors name
+    ``what``, the argument it came from."""
     if type(shape) is tuple and 0 < len(shape) <= 3 and \
             all(type(e) is int and e >= 1 for e in shape):
         return shape  # the common case, without the checks below that name what is wrong
@@ -34,17 +36,18 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
     try:
         shape = tuple(shape)
     except TypeError:
-        raise InvalidTypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+        raise InvalidTypeError(f"{what} must be an int or a tuple of ints, got "
+                               f"{shape!r}") from None
     if len(shape) == 0:
         shape = (1,)
     if len(shape) > 3:
-        raise InvalidArgumentError(f"Buffer shape must be 1, 2, or 3 dimensions, got {len(shape)} "
+        raise InvalidArgumentError(f"{what} must have 1, 2, or 3 dimensions, got {len(shape)} "
                                    f"dimensions {shape}")
     for axis, extent in enumerate(shape):
         if isinstance(extent, bool) or not isinstance(extent, (int, np.integer)):
-            raise InvalidTypeError(f"shape[{axis}] must be an int, got {extent!r}")
+            raise InvalidTypeError(f"{what}[{axis}] must be an int, got {extent!r}")
         if extent < 1:
-            raise InvalidArgumentError(f"shape[{axis}] must be at least 1, got {extent}")
+            raise InvalidArgumentError(f"{what}[{axis}] must be at least 1, got {extent}")
     return tuple(int(e) for e in shape)
 
 
@@ -106,7 +109,7 @@ class Buffer(Handle, Generic[_ArgType]):
                 dt.dtype, dt._Scalar, dt._Complex, dt._Vector, dt._Matrix):
             raise InvalidTypeError(f"var_type must be a vkdispatch dtype such as vd.float32, "
                                    f"got {var_type!r}")
-        self.shape = _normalize_shape(shape)
+        self.shape = normalize_shape(shape)
         self.var_type = var_type
         self.size = math.prod(self.shape)
         if self.size > MAX_BUFFER_ELEMENTS:

@@ -36,6 +36,9 @@ _MAX_IN_FLIGHT_VARIABLE = "VKDISPATCH_MAX_IN_FLIGHT"
 _MAX_IN_FLIGHT_LIMIT = 2**32 - 1
 
 
+# Queues beyond a family's own share its hardware queues (each with its own timeline, pools and
+# transfer ring): far more than the hardware has only costs memory and threads.
+MAX_QUEUES_PER_DEVICE = 64
 _SUBMIT_WINDOW_VARIABLE = "VKDISPATCH_SUBMIT_WINDOW_US"
 _SUBMIT_WINDOW_LIMIT = 1_000_000  # a second: longer windows only delay work
 
@@ -364,6 +367,10 @@ def _default_families(device_ids: list[int], queue_counts, multi_queue: bool) ->
         if len(counts) != len(device_ids):
             raise InvalidArgumentError(f"queue_counts must have one entry per device "
                                        f"({len(device_ids)}), got {len(counts)}")
+    for count in counts:
+        if not 1 <= count <= MAX_QUEUES_PER_DEVICE:
+            raise InvalidArgumentError(f"queue_counts: each device takes 1 to "
+                                       f"{MAX_QUEUES_PER_DEVICE} queues, got {queue_counts!r}")
     return [select_queue_families(dev, count) for dev, count in zip(device_ids, counts)]
 
 

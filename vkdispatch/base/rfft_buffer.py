@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from vkdispatch.base import dtype as dt
-from vkdispatch.base.buffer import Buffer, _normalize_shape
+from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["RFFTBuffer", "asrfftbuffer"]
@@ -26,7 +26,7 @@ class RFFTBuffer(Buffer):
     def __init__(self, shape: int | tuple[int, ...], fourier_type: type[dt.dtype] = dt.complex64):
         if not (isinstance(fourier_type, type) and issubclass(fourier_type, dt._Complex)):
             raise InvalidArgumentError(f"fourier_type must be a complex dtype, got {fourier_type!r}")
-        self.real_shape = _normalize_shape(shape)
+        self.real_shape = normalize_shape(shape)
         self.fourier_shape = self.real_shape[:-1] + (self.real_shape[-1] // 2 + 1,)
         self.real_type = fourier_type.child_type
         super().__init__(self.fourier_shape, fourier_type)

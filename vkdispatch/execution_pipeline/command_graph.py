@@ -276,6 +276,8 @@ class CommandGraph(CommandList, DispatchTarget):
 
     def bind_var(self, name: str) -> BoundVariableName:
         """A placeholder to pass as a ``Var`` argument; set its value later with set_var."""
+        if not isinstance(name, str):
+            raise InvalidTypeError(f"bind_var: name must be a str, got {name!r}")
         return BoundVariableName(name)
 
     def set_var(self, name: str, value) -> None:

@@ -26,7 +26,7 @@ from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
                                       _validate_map_argument_annotations, cached_plan, fft,
-                                      irfft, one_operation, rfft)
+                                      irfft, one_operation, rfft, shape_of)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
@@ -226,7 +226,7 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     if not buffers:
         raise InvalidArgumentError("At least one buffer must be provided")
     _check_graph(graph)
-    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffers[0].shape)
+    shape = shape_of(buffer_shape, buffers[0])
     options = (shape, kernel_map, kernel_num, axis, normalize, transposed_kernel,
                kernel_inner_only, input_map, output_map, input_type, output_type, kernel_type,
                compute_type, input_signal_range, name)
@@ -294,7 +294,7 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
     along axis -2, the axis :func:`transpose` and the broadcast layout are defined for."""
     _check_dims(buffer, (2, 3), "convolve2D's buffer")
     last = len(buffer.shape) - 1
-    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
+    shape = shape_of(buffer_shape, buffer)
     fused = last - 1 if transposed_kernel or kernel_inner_only else last
     other = last if fused == last - 1 else last - 1
     first = (buffer, buffer) if input_map is not None else (buffer,)
@@ -331,7 +331,7 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
     if len(buffer.real_shape) not in (2, 3):
         raise InvalidArgumentError(f"convolve2DR's buffer must have a 2-D or 3-D real shape, "
                                    f"got {buffer.real_shape}")
-    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffer.shape)
+    shape = shape_of(buffer_shape, buffer)
     kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
 
     def record() -> None:

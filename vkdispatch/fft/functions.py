@@ -10,7 +10,7 @@ import math
 from typing import Optional, Tuple, Union
 
 from vkdispatch.base import dtype as dt
-from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.base.context import get_context
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
@@ -133,6 +133,14 @@ def _split_buffers(buffers: tuple, graph, print_shader: bool):
     return tuple(buffers), graph, print_shader
 
 
+def shape_of(buffer_shape, buffer) -> tuple:
+    """The shape a transform works on: ``buffer_shape`` (checked: 1-3 positive ints), else
+    ``buffer``'s."""
+    if buffer_shape is None:
+        return tuple(buffer.shape)
+    return normalize_shape(buffer_shape, "buffer_shape")
+
+
 # -- 1-D ------------------------------------------------------------------------------------
 
 def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: bool = False,
@@ -156,7 +164,7 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
     if input_map is None and output_map is None and len(buffers) != 1:
         raise InvalidArgumentError(f"fft() without input_map/output_map works in place on "
                                    f"exactly one buffer, got {len(buffers)}")
-    shape = tuple(buffer_shape) if buffer_shape is not None else tuple(buffers[0].shape)
+    shape = shape_of(buffer_shape, buffers[0])
     options = (shape, axis, inverse, normalize_inverse, r2c, input_map, output_map, input_type,
                output_type, compute_type, input_signal_range, name)
 

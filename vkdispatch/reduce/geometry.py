@@ -34,6 +34,9 @@ def reduction_geometry(shape: tuple, axes: Optional[List[int]]) -> tuple[int, in
     valid = all(isinstance(a, int) and not isinstance(a, bool) and -ndim <= a < ndim
                 for a in axes)
     normalized = sorted({a % ndim for a in axes}) if valid else [None]
+    if valid and len(normalized) != len(axes):
+        raise InvalidArgumentError(f"axes must name each axis once, got {list(axes)!r} (shape "
+                                   f"{shape})")
     if not normalized or None in normalized:
         raise InvalidArgumentError(f"axes must be axis numbers of a {ndim}-D input (shape "
                                    f"{shape}), got {axes!r}")

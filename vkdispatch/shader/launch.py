@@ -5,6 +5,7 @@ name), or a string holding a Python expression over the parameter names (``"buf.
 """
 from __future__ import annotations
 
+import builtins
 import numbers
 from collections import namedtuple
 from typing import Any, Callable
@@ -106,10 +107,14 @@ def normalize_dimensions(value, what: str) -> tuple[int, int, int]:
 def check_local_size(local_size, max_size, max_invocations) -> tuple[int, int, int]:
     """Validates a workgroup size against the device limits."""
     try:
-        size = tuple(int(v) for v in local_size)
-    except (TypeError, ValueError):
+        size = tuple(local_size)
+    except TypeError:
         raise InvalidArgumentError(f"local_size must be a sequence of 3 ints, got "
                                    f"{local_size!r}") from None
+    if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in size):
+        raise InvalidArgumentError(f"local_size must be a sequence of 3 ints, got "
+                                   f"{local_size!r}")
+    size = tuple(int(v) for v in size)
     if len(size) != 3 or any(v < 1 for v in size):
         raise InvalidArgumentError(f"local_size must be 3 positive ints, got {local_size!r}")
     for axis, (value, limit) in enumerate(zip(size, max_size)):
@@ -123,10 +128,17 @@ def check_local_size(local_size, max_size, max_invocations) -> tuple[int, int, i
     return size
 
 
+# What a launch expression may call besides the parameters and ``vd``: arithmetic on sizes, not
+# imports or I/O (the expression is text that may come from a configuration file).
+_EXPRESSION_BUILTINS = {name: getattr(builtins, name) for name in (
+    "abs", "bool", "divmod", "float", "int", "len", "max", "min", "pow", "range", "round", "sum",
+    "tuple")}
+
+
 def _compile_expression(expression: str, names: list[str], what: str) -> Callable:
     source = f"lambda {', '.join(names)}: ({expression})"
     try:
-        function = evaluate(source, {"vd": vkdispatch})  # the user's own expression
+        function = evaluate(source, {"vd": vkdispatch, "__builtins__": _EXPRESSION_BUILTINS})
     except SyntaxError as error:
         raise InvalidArgumentError(f"{what}={expression!r}: the launch expression is not valid "
                                    f"Python: {error.msg}") from None

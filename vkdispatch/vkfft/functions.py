@@ -3,7 +3,7 @@ separate input buffer), recorded into a graph or run at once."""
 from __future__ import annotations
 
 from vkdispatch.base import dtype as dt
-from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.buffer_copy import copy
@@ -46,7 +46,8 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
             reason included), a buffer too small for ``buffer_shape``.
     """
     _complex_buffer(buffer, "buffer")
-    shape = tuple(buffer_shape) if buffer_shape is not None else buffer.shape
+    shape = buffer.shape if buffer_shape is None else normalize_shape(buffer_shape,
+                                                                       "buffer_shape")
     axes = _axes(axis, len(shape))
     graph = graph_or_global(graph)
     input_shape = input_type = None

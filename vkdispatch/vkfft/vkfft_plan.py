@@ -32,6 +32,9 @@ def python_axes(axes, ndim: int, name: str = "axes") -> list[int]:
         if not -ndim <= axis < ndim:
             raise InvalidArgumentError(f"{name}: axis {axis} is out of range for a {ndim}-D "
                                        f"shape (valid: {-ndim}..{ndim - 1})")
+        if axis % ndim in chosen:
+            raise InvalidArgumentError(f"{name}: axis {axis} is given twice (as "
+                                       f"{axis % ndim}); each axis is transformed once")
         chosen.add(axis % ndim)
     if not chosen:
         raise InvalidArgumentError(f"{name}: at least one axis must be transformed, got none")
