@@ -60,7 +60,36 @@ def cases():
         ("queue_counts negative",
          lambda b: vd.create_context(queue_counts=-1), InvalidArgumentError,
          r"queue_counts: each device takes 1 to 64 queues, got -1"),
+        # Errors that were bare (AttributeError, IndexError, OverflowError) or misleading:
+        ("fft of None", lambda b: vd.fft.fft(None), InvalidTypeError,
+         r"buffer: the data to transform must be a vd.Buffer, got NoneType"),
+        ("fft2 of None", lambda b: vd.fft.fft2(None), InvalidTypeError,
+         r"buffer: the data to transform must be a vd.Buffer, got NoneType"),
+        ("convolve2DR without a kernel",
+         lambda b: vd.fft.convolve2DR(vd.RFFTBuffer((4, 16)), None), InvalidTypeError,
+         r"kernel: convolve2DR needs the kernel's rfft2 in a vd.Buffer"),
+        ("make_fft_shader of ()", lambda b: vd.fft.make_fft_shader(()), InvalidArgumentError,
+         r"buffer_shape: the shape to transform needs 1-3 axes, got \(\)"),
+        ("make_shader_function of None",
+         lambda b: vd.make_shader_function(None), InvalidTypeError,
+         r"description must be a ShaderDescription .* got NoneType"),
+        ("instance_count 2**40", lambda b: recorded_graph(b).submit(instance_count=2 ** 40),
+         InvalidArgumentError, r"instance_count must be a positive int of at most 4294967295"),
+        ("submit of a destroyed graph", lambda b: destroyed_graph(b).submit(),
+         InvalidArgumentError, r"this CommandGraph was destroyed"),
     ]
+
+
+def recorded_graph(buffers) -> vd.CommandGraph:
+    graph = vd.CommandGraph()
+    vd.shader("b.size")(write_ones)(buffers["f"], graph=graph)
+    return graph
+
+
+def destroyed_graph(buffers) -> vd.CommandGraph:
+    graph = recorded_graph(buffers)
+    graph.destroy()
+    return graph
 
 
 @pytest.mark.parametrize("label, call, error, message", cases(), ids=[c[0] for c in cases()])

@@ -34,6 +34,8 @@ __all__ = ["CommandGraph", "BufferBindInfo", "ImageBindInfo"]
 _MIN_UNIFORM_WORDS = 4096
 _ALL_QUEUES = -2  # queue_index values of submit besides a queue's index
 _LEAST_BUSY_QUEUE = -1
+# One submission's instances: the native count is 32-bit.
+_MAX_INSTANCES = 2**32 - 1
 
 
 @dataclasses.dataclass(slots=True)
@@ -479,11 +481,13 @@ class CommandGraph(CommandList, DispatchTarget):
         """Runs the recorded calls ``instance_count`` times (default 1) on the queue(s):
         -2 every queue, -1 the least busy queue, or one queue index."""
         instance_count = 1 if instance_count is None else instance_count
-        if type(instance_count) is not int or instance_count < 1:
+        if type(instance_count) is not int or not 1 <= instance_count <= _MAX_INSTANCES:
             if isinstance(instance_count, bool) or not isinstance(instance_count, int) or \
-                    instance_count < 1:
-                raise InvalidArgumentError(f"instance_count must be a positive int, got "
-                                           f"{instance_count!r}")
+                    not 1 <= instance_count <= _MAX_INSTANCES:
+                raise InvalidArgumentError(f"instance_count must be a positive int of at most "
+                                           f"{_MAX_INSTANCES}, got {instance_count!r}")
+        if self._destroyed:
+            raise self.unusable_error("this CommandGraph")
         if queue_index not in (-2, -1):
             self.context.check_queue_index(queue_index, "queue_index")
         if not self._commands:

@@ -332,6 +332,10 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
         raise InvalidArgumentError(f"convolve2DR's buffer must have a 2-D or 3-D real shape, "
                                    f"got {buffer.real_shape}")
     shape = shape_of(buffer_shape, buffer)
+    if kernel_map is None and not isinstance(kernel, Buffer):
+        raise InvalidTypeError(f"kernel: convolve2DR needs the kernel's rfft2 in a vd.Buffer "
+                               f"(an RFFTBuffer, or transposed), or a kernel_map; got "
+                               f"{type(kernel).__name__}")
     kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
 
     def record() -> None:

@@ -135,7 +135,10 @@ def _split_buffers(buffers: tuple, graph, print_shader: bool):
 
 def shape_of(buffer_shape, buffer) -> tuple:
     """The shape a transform works on: ``buffer_shape`` (checked: 1-3 positive ints), else
-    ``buffer``'s."""
+    ``buffer``'s (which must be a buffer)."""
+    if not isinstance(buffer, Buffer):
+        raise InvalidTypeError(f"buffer: the data to transform must be a vd.Buffer, got "
+                               f"{type(buffer).__name__}")
     if buffer_shape is None:
         return tuple(buffer.shape)
     return normalize_shape(buffer_shape, "buffer_shape")
@@ -258,7 +261,7 @@ def _passes(buffers: tuple, axes: list[int], input_map, output_map, **options) -
         raise InvalidArgumentError("an input buffer argument must be provided after the "
                                    "output_map's arguments")
     working = buffers[working_index]
-    ndim = len(working.shape)
+    ndim = len(shape_of(None, working))
     if ndim not in (2, 3) or (len(axes) == 3 and ndim != 3):
         wanted = "3" if len(axes) == 3 else "2 or 3"
         raise InvalidArgumentError(f"Buffer must have {wanted} dimensions, got shape "
@@ -294,11 +297,16 @@ def one_operation(graph, print_shader: bool, buffers: tuple, options: tuple, rec
     repeat_or_record(graph, key, record)
 
 
+def _last_two_axes(buffers: tuple) -> list[int]:
+    ndim = len(shape_of(None, buffers[0])) if buffers else 0
+    return [ndim - 2, ndim - 1] if buffers else []
+
+
 def fft2(*buffers: Buffer, graph=None, print_shader: bool = False, input_map=None,
          output_map=None, output_type=None, input_type=None, compute_type=None) -> None:
     """2-D FFT over the last two axes of a 2-D or 3-D buffer (two dispatches)."""
     buffers, graph, print_shader = _split_buffers(buffers, graph, print_shader)
-    axes = [len(buffers[0].shape) - 2, len(buffers[0].shape) - 1] if buffers else []
+    axes = _last_two_axes(buffers)
     _passes(buffers, axes, input_map, output_map, graph=graph, print_shader=print_shader,
             input_type=input_type, output_type=output_type, compute_type=compute_type)
 
@@ -308,7 +316,7 @@ def ifft2(*buffers: Buffer, graph=None, print_shader: bool = False, normalize: b
           compute_type=None) -> None:
     """Inverse of :func:`fft2` (divided by the product of the two lengths by default)."""
     buffers, graph, print_shader = _split_buffers(buffers, graph, print_shader)
-    axes = [len(buffers[0].shape) - 2, len(buffers[0].shape) - 1] if buffers else []
+    axes = _last_two_axes(buffers)
     _passes(buffers, axes, input_map, output_map, graph=graph, print_shader=print_shader,
             inverse=True, normalize_inverse=normalize, input_type=input_type,
             output_type=output_type, compute_type=compute_type)

@@ -11,6 +11,7 @@ import math
 from typing import Optional, Tuple
 
 from vkdispatch.base import dtype as dt
+from vkdispatch.base.buffer import normalize_shape
 from vkdispatch.fft.config import DeviceLimits, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, real_hooks
@@ -104,7 +105,9 @@ def make_fft_shader(buffer_shape: Tuple, axis: int = None, inverse: bool = False
     Missing types default to complex64; without an input map the input type is the output
     type (in place). ``buffer_shape`` is the real shape for ``r2c``.
     """
-    shape = tuple(int(d) for d in buffer_shape)
+    shape = normalize_shape(buffer_shape, "buffer_shape") if len(buffer_shape) else ()
+    if not shape:
+        raise InvalidArgumentError("buffer_shape: the shape to transform needs 1-3 axes, got ()")
     axis = normalize_axis(axis, len(shape))
     output_type = output_type or dt.complex64
     if input_type is None and input_map is None and output_map is None:

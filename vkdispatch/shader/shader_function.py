@@ -11,7 +11,7 @@ from vkdispatch.codegen.builder import ShaderDescription
 from vkdispatch.codegen.coarsening import coarsened_body
 from vkdispatch.codegen.context import get_shader_print_line_numbers
 from vkdispatch.errors import (DummyBackendError, InvalidArgumentError,
-                               InvalidShaderArgumentError, ShaderBuildError)
+                               InvalidShaderArgumentError, InvalidTypeError, ShaderBuildError)
 from vkdispatch.shader.call_layout import CallLayout
 from vkdispatch.shader.coarsening_policy import (COARSENED_LOCAL_SIZE, check_coarsen,
                                                  coarsening_factor)
@@ -283,4 +283,7 @@ class ShaderFunction:
 def make_shader_function(description: ShaderDescription, local_size=None, workgroups=None,
                          exec_count=None, coarsen=None) -> ShaderFunction:
     """Wraps a description traced manually (``vc.shader_context``) into a ShaderFunction."""
+    if not isinstance(description, ShaderDescription):
+        raise InvalidTypeError(f"description must be a ShaderDescription (what "
+                               f"vc.shader_context traces), got {type(description).__name__}")
     return ShaderFunction(description, local_size, workgroups, exec_count, coarsen)
