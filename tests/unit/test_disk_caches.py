@@ -119,6 +119,44 @@ def test_a_damaged_or_foreign_code_entry_is_compiled_again(cache_home, stored):
     assert stored_source == source  # the entry was replaced
 
 
+def _damage(path: str, how: str) -> None:
+    """Damages the file of an entry as a disk or another program might."""
+    with open(path, "rb") as handle:
+        data = bytearray(handle.read())
+    if how == "flipped byte":
+        data[len(data) * 3 // 4] ^= 0x40
+    elif how == "truncated":
+        del data[len(data) // 2:]
+    else:  # an entry of an older format: the payload alone
+        data = data[disk_cache.ENTRY_OVERHEAD:]
+    with open(path, "wb") as handle:
+        handle.write(bytes(data))
+
+
+@pytest.mark.parametrize("how", ["flipped byte", "truncated", "no header"])
+def test_damaged_files_are_discarded_logged_and_made_again(cache_home, caplog, how):
+    """The bytes of a damaged file never reach marshal or the driver: generated code and
+    SPIR-V are made again and their entries rewritten whole."""
+    source = "lambda x: (x * 7 - 3, 'some text to damage')"
+    assert generated_code.evaluate(source, {})(5) == (32, "some text to damage")
+    code_path = generated_code._entry_path(source)
+    compiler = _FakeCompiler()
+    spirv = shader_cache.compile_glsl(compiler, "void main() { /* damaged */ }", "a")
+    (name,) = _files(cache_home, "spirv")
+    spirv_path = disk_cache.entry_path("spirv", name)
+    for path in (code_path, spirv_path):
+        _damage(path, how)
+    generated_code._compiled.cache_clear()
+    shader_cache._MemoryCache.entries.clear()
+    with caplog.at_level("INFO", logger="vkdispatch"):
+        assert generated_code.evaluate(source, {})(5) == (32, "some text to damage")
+        assert shader_cache.compile_glsl(compiler, "void main() { /* damaged */ }", "a") == spirv
+    assert compiler.calls == 2
+    assert sum("discarded the damaged cache entry" in r.getMessage() for r in caplog.records) == 2
+    assert marshal.loads(disk_cache.read_entry(code_path))[0] == source
+    assert disk_cache.read_entry(spirv_path) == spirv
+
+
 def test_disabled_disk_cache_writes_nothing(cache_home, monkeypatch):
     monkeypatch.setenv("VKDISPATCH_CACHE", "0")
     compiler = _FakeCompiler()
@@ -181,7 +219,7 @@ def test_cache_over_its_bound_loses_least_recently_used_entries_first(bounded, r
         name = os.path.join(("spirv", "python", "vkfft")[step % 3], f"entry{rng.integers(80)}")
         contents[name] = rng.bytes(int(rng.integers(100, 3000)))
         disk_cache.write_entry(os.path.join(bounded, name), contents[name])
-        model.write(name, len(contents[name]))
+        model.write(name, len(contents[name]) + disk_cache.ENTRY_OVERHEAD)
         assert _on_disk(bounded) == model.sizes, f"step {step}"
         assert sum(model.sizes.values()) <= limit
     assert len(model.sizes) < len(contents)  # the bound was reached, and more than once
@@ -206,7 +244,7 @@ def test_setting_a_smaller_limit_trims_at_once_and_none_restores_the_variable(bo
                                                                               monkeypatch):
     for i in range(10):
         disk_cache.write_entry(disk_cache.entry_path("python", f"{i}"), rng.bytes(1000))
-    assert sum(_on_disk(bounded).values()) == 10_000  # far under the default bound
+    assert sum(_on_disk(bounded).values()) == 10 * (1000 + disk_cache.ENTRY_OVERHEAD)
     disk_cache.set_cache_size_limit(4000)
     assert sorted(_on_disk(bounded)) == [os.path.join("python", f"{i}") for i in range(7, 10)]
     monkeypatch.setenv("VKDISPATCH_CACHE_SIZE", "3k")

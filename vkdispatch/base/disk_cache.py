@@ -4,7 +4,10 @@ drivers' pipeline caches: ``$XDG_CACHE_HOME/vkdispatch`` (``~/.cache/vkdispatch`
 
 Entries are written atomically (a temporary file renamed into place), so concurrent processes
 never read a partial entry, and a cache that cannot be read or written only costs the work it
-would have saved. Paths are plain strings: a new kernel looks up two entries, and building
+would have saved. Each entry starts with a format tag and the SHA-256 of its payload: a
+truncated, garbled or foreign file is discarded (removed, and logged) and read as a miss, so
+its bytes never reach ``marshal.loads`` or a driver (a flipped byte in marshalled code could
+crash the interpreter; a truncated SPIR-V module made the driver fail). Paths are plain strings: a new kernel looks up two entries, and building
 ``pathlib`` paths for them cost more than reading them.
 
 The cache stays under a size bound (:func:`cache_size_limit`: 256 MiB unless
@@ -17,6 +20,8 @@ process removed between the listing and its use is skipped (for a reader it is a
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import logging
 import os
 import re
 import tempfile
@@ -26,9 +31,17 @@ import time
 from vkdispatch.errors import InvalidArgumentError
 
 __all__ = ["cache_directory", "disk_cache_enabled", "entry_path", "read_entry", "write_entry",
-           "cache_size_limit", "set_cache_size_limit", "DEFAULT_CACHE_SIZE_LIMIT"]
+           "cache_size_limit", "set_cache_size_limit", "DEFAULT_CACHE_SIZE_LIMIT",
+           "ENTRY_OVERHEAD"]
 
 DEFAULT_CACHE_SIZE_LIMIT = 256 * 1024 * 1024
+# The entry format: this tag, the payload's SHA-256, the payload. The keys of the entries carry
+# the versions of what produced them (compiler, interpreter bytecode, VkFFT, driver).
+_TAG = b"vkdcache1\n"
+_DIGEST = hashlib.sha256().digest_size
+_HEADER = len(_TAG) + _DIGEST
+ENTRY_OVERHEAD = _HEADER  # bytes an entry's file holds beyond its payload
+_logger = logging.getLogger("vkdispatch")
 _SIZE_VARIABLE = "VKDISPATCH_CACHE_SIZE"
 _SIZE_TEXT = re.compile(r"\s*(\d+)\s*([kmg]?)(?:i?b)?\s*", re.IGNORECASE)
 _UNIT_BYTES = {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
@@ -49,14 +62,22 @@ def entry_path(kind: str, name: str) -> str:
 
 
 def read_entry(path: str) -> bytes | None:
-    """The bytes of the entry at ``path``; None when it is missing or unreadable."""
+    """The payload of the entry at ``path``; None when it is missing, unreadable or damaged
+    (a damaged one is removed)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:
         return None
+    payload = data[_HEADER:]
+    if not data.startswith(_TAG) or hashlib.sha256(payload).digest() != \
+            data[len(_TAG):_HEADER]:
+        _logger.info("discarded the damaged cache entry %s (it is made again)", path)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return None
     _stamp(path)
-    return data
+    return payload
 
 
 def write_entry(path: str, data: bytes) -> None:
@@ -67,6 +88,7 @@ def write_entry(path: str, data: bytes) -> None:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=os.path.dirname(path), delete=False) as handle:
             temporary = handle.name
+            handle.write(_TAG + hashlib.sha256(data).digest())
             handle.write(data)
         os.replace(temporary, path)
     except OSError:
@@ -75,7 +97,7 @@ def write_entry(path: str, data: bytes) -> None:
                 os.unlink(temporary)
         return
     _stamp(path)
-    _budget.written(len(data))
+    _budget.written(ENTRY_OVERHEAD + len(data))
 
 
 def _stamp(path: str) -> None:
