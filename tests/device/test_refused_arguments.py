@@ -77,7 +77,19 @@ def cases():
          InvalidArgumentError, r"instance_count must be a positive int of at most 4294967295"),
         ("submit of a destroyed graph", lambda b: destroyed_graph(b).submit(),
          InvalidArgumentError, r"this CommandGraph was destroyed"),
+        ("launch function raising",
+         lambda b: vd.shader(exec_size=lambda args: args.b.size // 0)(write_ones)(b["f"]),
+         InvalidArgumentError, r"exec_size=.*the launch function failed: ZeroDivisionError"),
+        ("reduce group_size beyond a workgroup", lambda b: huge_groups(b["f"]),
+         InvalidArgumentError, r"group_size: one workgroup reduces a group, and the device "
+                               r"runs at most \d+ invocations per workgroup; got "
+                               r"group_size=1048576"),
     ]
+
+
+@vd.reduce.map_reduce(vd.reduce.SubgroupAdd, group_size=2 ** 20)
+def huge_groups(values: Buff[f32]) -> f32:
+    return values[vd.reduce.mapped_io_index()]
 
 
 def recorded_graph(buffers) -> vd.CommandGraph:

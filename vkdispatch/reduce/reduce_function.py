@@ -86,6 +86,10 @@ class ReduceFunction:
         size = self.group_size
         if isinstance(size, bool) or not isinstance(size, int) or size < 1 or size & (size - 1):
             raise InvalidArgumentError(f"group_size must be a power of two, got {size!r}")
+        if size > context.max_workgroup_invocations:
+            raise InvalidArgumentError(f"group_size: one workgroup reduces a group, and the "
+                                       f"device runs at most {context.max_workgroup_invocations}"
+                                       f" invocations per workgroup; got group_size={size}")
         subgroup = context.subgroup_size if context.subgroup_enabled else 1
         if size % subgroup:
             raise InvalidArgumentError(f"Group size must be a multiple of the sub-group size! "

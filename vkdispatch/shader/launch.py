@@ -11,7 +11,7 @@ from collections import namedtuple
 from typing import Any, Callable
 
 import vkdispatch
-from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.errors import InvalidArgumentError, VkDispatchError
 from vkdispatch.shader.generated_code import evaluate
 
 __all__ = ["LaunchParametersHolder", "ExecutionBounds", "normalize_dimensions",
@@ -187,7 +187,18 @@ class ExecutionBounds:
             if self._parameters is None:  # made once: a class per call would cost ~50 us
                 self._parameters = _parameters_type(self.names)
             parameters = self._parameters
-            return lambda args: normalize_dimensions(spec(parameters(args)), what)
+
+            def called(args):
+                try:
+                    value = spec(parameters(args))
+                except (VkDispatchError, KeyError):  # ours, or a parameter the shader lacks
+                    raise
+                except Exception as error:  # the user's function: any failure is its own
+                    raise InvalidArgumentError(
+                        f"{what}={spec!r:.80}: the launch function failed: "
+                        f"{type(error).__name__}: {error}") from error
+                return normalize_dimensions(value, what)
+            return called
         dimensions = normalize_dimensions(spec, what)
         return lambda _args: dimensions
 
