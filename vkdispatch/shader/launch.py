@@ -73,6 +73,20 @@ def _parameters_type(names: list[str]) -> Callable:
     return LaunchParameters._make
 
 
+def _checked(compute: Callable, what: str, failed: str, passed_on: tuple = ()) -> Callable:
+    """``compute`` (of the argument values) normalized to a 3-tuple; any failure of the user's
+    code other than ``passed_on`` becomes InvalidArgumentError: ``failed``, then the error."""
+    def checked(args):
+        try:
+            value = compute(args)
+        except passed_on:
+            raise
+        except Exception as error:  # the user's code: any failure is its own
+            raise InvalidArgumentError(f"{failed}: {type(error).__name__}: {error}") from None
+        return normalize_dimensions(value, what)
+    return checked
+
+
 def _refused(name: str, names: list[str]) -> property:
     def get(_self):
         raise _unknown_parameter(name, names)
@@ -172,33 +186,17 @@ class ExecutionBounds:
             return None
         if isinstance(spec, str):
             expression = _compile_expression(spec, self.names, what)
-            names = self.names
-
-            def evaluated(args):
-                try:
-                    value = expression(*args)
-                except Exception as error:  # the user's expression: any failure is its own
-                    raise InvalidArgumentError(
-                        f"{what}={spec!r}: the expression over the parameters "
-                        f"({', '.join(names)}) failed: {type(error).__name__}: {error}") from None
-                return normalize_dimensions(value, what)
-            return evaluated
+            return _checked(lambda args: expression(*args), what,
+                            f"{what}={spec!r}: the expression over the parameters "
+                            f"({', '.join(self.names)}) failed")
         if callable(spec):
             if self._parameters is None:  # made once: a class per call would cost ~50 us
                 self._parameters = _parameters_type(self.names)
             parameters = self._parameters
-
-            def called(args):
-                try:
-                    value = spec(parameters(args))
-                except (VkDispatchError, KeyError):  # ours, or a parameter the shader lacks
-                    raise
-                except Exception as error:  # the user's function: any failure is its own
-                    raise InvalidArgumentError(
-                        f"{what}={spec!r:.80}: the launch function failed: "
-                        f"{type(error).__name__}: {error}") from error
-                return normalize_dimensions(value, what)
-            return called
+            # Ours pass through, and the KeyError naming a parameter the shader lacks.
+            return _checked(lambda args: spec(parameters(args)), what,
+                            f"{what}={spec!r:.80}: the launch function failed",
+                            (VkDispatchError, KeyError))
         dimensions = normalize_dimensions(spec, what)
         return lambda _args: dimensions
 
