@@ -2,6 +2,7 @@
 colour). ``image.sample(...)`` makes one; a shader's image argument takes it."""
 from __future__ import annotations
 
+import math
 from enum import Enum
 from typing import Any
 
@@ -57,6 +58,8 @@ class Sampler(Handle):
                             ("max_lod", max_lod)):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InvalidTypeError(f"{name} must be a number, got {value!r}")
+            if not math.isfinite(value):  # Vulkan leaves NaN and infinite values undefined
+                raise InvalidArgumentError(f"{name} must be finite, got {value!r}")
         if min_lod > max_lod:
             raise InvalidArgumentError(f"min_lod ({min_lod}) must not exceed max_lod ({max_lod})")
         settings = [_member(Filter, "mag_filter", mag_filter).value,
