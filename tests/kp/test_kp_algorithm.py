@@ -138,6 +138,36 @@ def test_push_constants_of_the_wrong_size_are_refused_at_record(mgr):
         mgr.sequence().record(kp.OpAlgoDispatch(algorithm, [1.0]))
 
 
+MIXED_HEAD = """layout(push_constant) uniform Push {
+    vec2 offset; float weights[3]; mat2 turn; int count;
+};"""
+MIXED_BODY = ("o[i] = a[i] + offset.x + weights[2] + turn[1][1] + float(count);")
+
+
+@pytest.mark.parametrize("head, body, enough", [
+    (PUSH_HEAD, PUSH_ADD, 2),
+    (MIXED_HEAD, MIXED_BODY, 16),  # a vector, an array, a matrix and an int: laid out by glslang
+])
+def test_fewer_push_constants_than_the_shader_declares_are_refused(mgr, rng, head, body,
+                                                                    enough):
+    """A shader reading bytes nobody pushed: refused when the algorithm is made, naming
+    push_consts and both sizes; as many as declared (or more) run."""
+    spirv = shader(body, "float a", "float o", head=head)
+    tensors = [mgr.tensor(random_array(rng, 8, np.float32)), mgr.tensor(np.zeros(8))]
+    with pytest.raises(ValueError, match=r"push_consts: the shader declares \d+ bytes of push "
+                                         r"constants, got 4 \(the shader would read bytes "
+                                         r"nobody set\)") as refused:
+        mgr.algorithm(tensors, spirv, push_consts=[1.0])
+    assert isinstance(refused.value, InvalidArgumentError)
+    declared = int(str(refused.value).split("declares ")[1].split(" ")[0])
+    assert 4 < declared <= 4 * enough
+    with pytest.raises(ValueError, match=rf"declares {declared} bytes of push constants, got "
+                                         rf"{declared - 4} "):
+        mgr.algorithm(tensors, spirv, push_consts=[0.0] * (declared // 4 - 1))
+    mgr.algorithm(tensors, spirv, push_consts=[0.0] * (declared // 4))
+    mgr.algorithm(tensors, spirv, push_consts=[0.0] * enough)
+
+
 def test_get_mem_objects_returns_the_same_objects(mgr):
     tensors = [mgr.tensor([1.0]), mgr.tensor_t(np.ones(1, np.int32))]
     algorithm = mgr.algorithm(tensors, shader("", "float a", "int b"))

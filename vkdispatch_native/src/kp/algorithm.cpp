@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "push_constant_size.hpp"
 #include "runtime.hpp"
 #include "spirv_check.hpp"
 #include "vkdispatch/compute_plan.hpp"
@@ -119,6 +120,12 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
     if (builds) {
         const auto& info = m_runtime->device().info();
         detail::checkSpirv(spirv, info.version_major > 1 ? UINT32_MAX : info.version_minor);
+        const auto declared = detail::declaredPushConstantBytes(spirv);
+        if (declared && *declared > push.size())
+            throw vkdispatch::InvalidArgumentError(
+                "push_consts: the shader declares " + std::to_string(*declared) +
+                " bytes of push constants, got " + std::to_string(push.size()) +
+                " (the shader would read bytes nobody set)");
     }
     auto pipeline = builds ? createPipeline(mem_objects, spirv, specialization,
                                             specialization_size, static_cast<uint32_t>(push.size()))
