@@ -32,35 +32,23 @@ __all__ = ["Context", "make_context", "create_context", "get_context", "get_cont
            "destroy_context", "stop_threads", "set_dummy_context_params"]
 
 
-_MAX_IN_FLIGHT_VARIABLE = "VKDISPATCH_MAX_IN_FLIGHT"
 _MAX_IN_FLIGHT_LIMIT = 2**32 - 1
-
-
+_SUBMIT_WINDOW_LIMIT = 1_000_000  # a second: longer windows only delay work
 # Queues beyond a family's own share its hardware queues (each with its own timeline, pools and
 # transfer ring): far more than the hardware has only costs memory and threads.
 MAX_QUEUES_PER_DEVICE = 64
-_SUBMIT_WINDOW_VARIABLE = "VKDISPATCH_SUBMIT_WINDOW_US"
-_SUBMIT_WINDOW_LIMIT = 1_000_000  # a second: longer windows only delay work
 
 
-def _submit_window_us(value: int | None) -> int | None:
-    """The submission window a new context's queues get: the argument, else
-    ``$VKDISPATCH_SUBMIT_WINDOW_US``, else None (the native default)."""
+def _queue_option(value: int | None, name: str, minimum: int, maximum: int) -> int | None:
+    """A queue setting a new context gets (``max_in_flight``, ``submit_window_us``): the
+    argument, else ``$VKDISPATCH_<NAME>``, else None (the native default); checked either way."""
     if value is None:
-        return int_from_environment(_SUBMIT_WINDOW_VARIABLE, 0, _SUBMIT_WINDOW_LIMIT)
-    return checked_int(value, "submit_window_us", 0, _SUBMIT_WINDOW_LIMIT)
+        return int_from_environment(f"VKDISPATCH_{name.upper()}", minimum, maximum)
+    return checked_int(value, name, minimum, maximum)
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _max_in_flight(value: int | None) -> int | None:
-    """The bound on unfinished submissions per queue that a new context gets: the argument, else
-    ``$VKDISPATCH_MAX_IN_FLIGHT``, else None (the native default)."""
-    if value is None:
-        return int_from_environment(_MAX_IN_FLIGHT_VARIABLE, 1, _MAX_IN_FLIGHT_LIMIT)
-    return checked_int(value, "max_in_flight", 1, _MAX_IN_FLIGHT_LIMIT)
 
 
 def _selection():
@@ -395,8 +383,9 @@ def _new_context(device_ids, device_count, queue_counts, queue_families, use_cpu
                  submit_window_us: int | None) -> Context:
     """Validates the arguments of make_context/create_context and makes the context."""
     runtime()
-    max_in_flight = _max_in_flight(max_in_flight)
-    submit_window_us = _submit_window_us(submit_window_us)
+    max_in_flight = _queue_option(max_in_flight, "max_in_flight", 1, _MAX_IN_FLIGHT_LIMIT)
+    submit_window_us = _queue_option(submit_window_us, "submit_window_us", 0,
+                                     _SUBMIT_WINDOW_LIMIT)
     if device_ids is None:
         if queue_families is not None:
             raise InvalidArgumentError("queue_families needs device_ids: give the device of "

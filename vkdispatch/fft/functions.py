@@ -298,8 +298,10 @@ def one_operation(graph, print_shader: bool, buffers: tuple, options: tuple, rec
 
 
 def _last_two_axes(buffers: tuple) -> list[int]:
-    ndim = len(shape_of(None, buffers[0])) if buffers else 0
-    return [ndim - 2, ndim - 1] if buffers else []
+    if not buffers:
+        return []
+    ndim = len(shape_of(None, buffers[0]))
+    return [ndim - 2, ndim - 1]
 
 
 def fft2(*buffers: Buffer, graph=None, print_shader: bool = False, input_map=None,

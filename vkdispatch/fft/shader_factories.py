@@ -105,9 +105,9 @@ def make_fft_shader(buffer_shape: Tuple, axis: int = None, inverse: bool = False
     Missing types default to complex64; without an input map the input type is the output
     type (in place). ``buffer_shape`` is the real shape for ``r2c``.
     """
-    shape = normalize_shape(buffer_shape, "buffer_shape") if len(buffer_shape) else ()
-    if not shape:
+    if isinstance(buffer_shape, (tuple, list)) and not buffer_shape:  # a buffer's () is (1,)
         raise InvalidArgumentError("buffer_shape: the shape to transform needs 1-3 axes, got ()")
+    shape = normalize_shape(buffer_shape, "buffer_shape")
     axis = normalize_axis(axis, len(shape))
     output_type = output_type or dt.complex64
     if input_type is None and input_map is None and output_map is None:

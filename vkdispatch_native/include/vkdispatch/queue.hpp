@@ -196,8 +196,9 @@ private:
     // The value signalled by the batch that holds `value` (sent already), or `value` itself
     // where that batch has finished.
     uint64_t signalledCovering(uint64_t value);
-    // Whether everything sent has finished (m_mutex held).
-    bool idle();
+    // Whether the timeline has reached `value`, asking the driver only where m_completed_seen
+    // does not tell (m_mutex held).
+    bool reached(uint64_t value);
     void rethrowFlushError();   // m_mutex held
     void wakeFlusher();         // m_mutex held
     void runFlusher() noexcept;  // the queue's thread
@@ -214,7 +215,8 @@ private:
     mutable std::mutex m_mutex;                  // taken before m_hardware_lock
     std::shared_ptr<std::mutex> m_hardware_lock;  // serialises vkQueueSubmit on m_queue
     uint64_t m_next_value = 1;
-    uint64_t m_completed_seen = 0;  // a lower bound of completedValue(): spares a driver call
+    // A lower bound of completedValue() (spares a driver call); read without m_mutex too.
+    std::atomic<uint64_t> m_completed_seen{0};
     std::atomic<uint32_t> m_max_in_flight{kDefaultMaxInFlight};
     size_t m_collect_at;  // retire() collects finished work when m_retired grows this long
     std::vector<VkCommandBuffer> m_free;
@@ -230,7 +232,6 @@ private:
     std::mutex m_submit_mutex;           // held while a batch is sent; taken after m_mutex
     std::exception_ptr m_flush_error;    // the queue's thread failed to send a batch
     std::deque<uint64_t> m_signalled;    // values batches signal, unfinished (m_submit_mutex)
-    std::atomic<uint64_t> m_completed_hint{0};  // m_completed_seen, read without m_mutex
     std::condition_variable m_wake;      // the queue's thread waits on it, with m_mutex
     bool m_flusher_asleep = false;       // waiting without a timeout: a new batch must wake it
     std::atomic<bool> m_waited{false};   // a wait came after the latest call

@@ -4,6 +4,7 @@
 #include <string>
 #include <thread>
 
+#include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/device_info.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/interrupt.hpp"
@@ -146,7 +147,7 @@ void Queue::flushLocked(std::unique_lock<std::mutex>& lock) {
             signal.value = value;
             vkSignalSemaphore(m_device, &signal);
         }
-        const uint64_t finished = m_completed_hint.load();
+        const uint64_t finished = m_completed_seen.load();
         while (!m_signalled.empty() && m_signalled.front() <= finished) m_signalled.pop_front();
         m_signalled.push_back(value);
         m_flushed.store(value);
@@ -159,7 +160,7 @@ void Queue::flushLocked(std::unique_lock<std::mutex>& lock) {
 uint64_t Queue::signalledCovering(uint64_t value) {
     std::lock_guard<std::mutex> sending(m_submit_mutex);
     // Batches known to have finished are forgotten (see flushLocked), never later ones.
-    if (value <= m_completed_hint.load()) return value;
+    if (value <= m_completed_seen.load()) return value;
     const auto found = std::lower_bound(m_signalled.begin(), m_signalled.end(), value);
     return found == m_signalled.end() ? value : *found;
 }
@@ -301,9 +302,7 @@ void Queue::waitForRoom(std::unique_lock<std::mutex>& lock, RoomWait room_wait) 
         if (m_next_value <= max_in_flight) return;
         // Once the timeline reaches `room`, at most max_in_flight - 1 submissions are unfinished.
         const uint64_t room = m_next_value - max_in_flight;
-        if (m_completed_seen >= room) return;
-        m_completed_seen = completedValue();
-        if (m_completed_seen >= room) return;
+        if (reached(room)) return;
         // Waiting for a sixteenth of the bound to drain rather than for one submission wakes
         // the waiter once per that many submissions (each wake costs a CPU device's cores
         // microseconds) while the device keeps fifteen sixteenths queued.
@@ -314,8 +313,7 @@ void Queue::waitForRoom(std::unique_lock<std::mutex>& lock, RoomWait room_wait) 
 }
 
 void Queue::collect(uint64_t completed) {
-    m_completed_seen = std::max(m_completed_seen, completed);
-    m_completed_hint.store(m_completed_seen);
+    detail::raiseTo(m_completed_seen, completed);
     for (size_t i = 0; i < m_in_flight.size();) {
         if (m_in_flight[i].first <= completed) {
             m_free.push_back(m_in_flight[i].second);
@@ -385,18 +383,18 @@ uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count, VkSem
     if (opens_batch) m_pending_since = std::chrono::steady_clock::now();
     const bool after_wait = m_waited.exchange(false);
     if (m_window.count() == 0 || m_pending_calls >= kMaxBatchCalls ||
-        (opens_batch && after_wait && idle()))
+        (opens_batch && after_wait && reached(m_flushed.load())))
         flushLocked(lock);
     else
         wakeFlusher();
     return value;
 }
 
-bool Queue::idle() {
-    const uint64_t sent = m_flushed.load();
-    if (m_completed_seen >= sent) return true;
-    m_completed_seen = std::max(m_completed_seen, completedValue());
-    return m_completed_seen >= sent;
+bool Queue::reached(uint64_t value) {
+    if (m_completed_seen.load() >= value) return true;
+    const uint64_t completed = completedValue();
+    detail::raiseTo(m_completed_seen, completed);
+    return completed >= value;
 }
 
 void Queue::runExclusive(const std::function<void(VkQueue)>& work) {

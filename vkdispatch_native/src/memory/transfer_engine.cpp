@@ -50,11 +50,12 @@ void checkRange(const Buffer& buffer, uint64_t size, uint64_t offset) {
                                    std::to_string(buffer.size()) + " bytes");
 }
 
-// One staging copy, submitted alone on its queue; returns its timeline value.
-uint64_t submitStagingCopy(Queue& queue, StagingCopyCommand& copy, int queue_index) {
+// One transfer command (a staging copy, an inline write), submitted alone on its queue;
+// returns its timeline value.
+uint64_t submitAlone(Queue& queue, Command& command, int queue_index) {
     const uint64_t value =
-        queue.submit([&](VkCommandBuffer cb) { recordAlone(cb, copy, queue_index); });
-    copy.markUsed(queue_index, value);
+        queue.submit([&](VkCommandBuffer cb) { recordAlone(cb, command, queue_index); });
+    command.markUsed(queue_index, value);
     return value;
 }
 
@@ -129,10 +130,7 @@ bool TransferEngine::inlined(uint64_t size, uint64_t offset) const noexcept {
 void TransferEngine::writeInline(Buffer& buffer, int queue_index, const uint8_t* src,
                                  uint64_t size, uint64_t offset) {
     UpdateBufferCommand update(m_context, buffer, offset, src, size);
-    Queue& queue = *buffer.replica(queue_index).queue;
-    const uint64_t value =
-        queue.submit([&](VkCommandBuffer cb) { recordAlone(cb, update, queue_index); });
-    update.markUsed(queue_index, value);
+    submitAlone(*buffer.replica(queue_index).queue, update, queue_index);
 }
 
 void TransferEngine::upload(Ring& r, Buffer& buffer, int queue_index, const uint8_t* src,
@@ -147,7 +145,7 @@ void TransferEngine::upload(Ring& r, Buffer& buffer, int queue_index, const uint
         StagingCopyCommand copy(buffer, queue_index, chunk.staging.buffer.get(),
                                 m_options.chunk_bytes,
                                 StagingCopyCommand::Direction::Upload, offset + done, n);
-        chunk.last_use = submitStagingCopy(queue, copy, queue_index);
+        chunk.last_use = submitAlone(queue, copy, queue_index);
         done += n;
     }
 }
@@ -189,7 +187,7 @@ void TransferEngine::download(Ring& r, Buffer& buffer, int queue_index, uint64_t
         StagingCopyCommand copy(buffer, queue_index, chunk.staging.buffer.get(), chunk_bytes,
                                 StagingCopyCommand::Direction::Download, offset + c * chunk_bytes,
                                 n);
-        chunk.last_use = submitStagingCopy(queue, copy, queue_index);
+        chunk.last_use = submitAlone(queue, copy, queue_index);
         in_flight[c] = &chunk;
     };
 
@@ -259,7 +257,7 @@ void TransferEngine::copyThroughSharedRing(Buffer& source, int src, Buffer& targ
                                 chunk.memory->size(), StagingCopyCommand::Direction::Download,
                                 issued * chunk_bytes, bytes_of(issued));
         chunk.reader = &from;  // until the upload from it, which waits for the download
-        chunk.last_use = downloaded[issued++] = submitStagingCopy(from, copy, src);
+        chunk.last_use = downloaded[issued++] = submitAlone(from, copy, src);
     };
     // One chunk fewer than the ring ahead: the next download then reuses the chunk of the
     // upload before last, which has most likely finished, so the host rarely waits on it.
@@ -272,7 +270,7 @@ void TransferEngine::copyThroughSharedRing(Buffer& source, int src, Buffer& targ
                                 chunk.memory->size(), StagingCopyCommand::Direction::Upload,
                                 dst_offset + c * chunk_bytes, bytes_of(c));
         chunk.reader = &to;
-        chunk.last_use = submitStagingCopy(to, copy, dst);
+        chunk.last_use = submitAlone(to, copy, dst);
         if (issued < chunk_total) download();
     }
 }
