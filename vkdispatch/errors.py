@@ -101,6 +101,7 @@ class ShaderBuildError(VkDispatchError, RuntimeError):
 
 NATIVE_ERROR_CLASSES = {
     "runtime": NativeError,
+    "closed": InvalidStateError,  # a native object used after close() (from another thread)
     "vulkan": VulkanError,
     "out_of_memory": OutOfDeviceMemoryError,
     "device_lost": DeviceLostError,

@@ -3,7 +3,7 @@
 cimport c_image as ci
 
 
-cdef class NativeImage:
+cdef class NativeImage(Closable):
     """An image with one replica per queue of its context, kept ready for sampling."""
     cdef NativeContext context
     cdef unique_ptr[ci.ReplicatedImage] ptr
@@ -11,53 +11,57 @@ cdef class NativeImage:
 
     def __cinit__(self, NativeContext context, int view_type, int format, uint32_t width,
                   uint32_t height, uint32_t depth, uint32_t layers, uint32_t mip_levels=1):
-        cdef rt.Context* native_ctx = _open_context(context, self)
+        cdef rt.Context* native_ctx = _open_context(context, self, "the image")
         self.context = context
-        with nogil:
-            self.ptr.reset(ci.makeImage(native_ctx[0], view_type, format, width, height, depth,
-                                        layers, mip_levels))
+        self.enter()
+        try:
+            with nogil:
+                self.ptr.reset(ci.makeImage(native_ctx[0], view_type, format, width, height,
+                                            depth, layers, mip_levels))
+        finally:
+            self.leave()
         _check_validation()
 
-    cdef int _check_open(self) except -1:
-        if not self.ptr or not self.context.ptr:
-            raise _class_for("runtime")("the image was closed")
+    cdef int free(self) except -1:
+        self.ptr.reset()
         return 0
 
     @property
     def size(self):
         """Bytes of one replica's packed texels."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().byteSize()
 
     @property
     def filters_linearly(self):
         """Whether the devices can filter this image linearly."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().filtersLinearly()
 
     def write(self, const uint8_t[::1] data, int queue_index=-1):
         """Copies ``data`` (packed texels) into one replica, or every replica when -1."""
         cdef const void* src = &data[0] if data.shape[0] else NULL
-        self._check_open()
-        with nogil:
-            self.ptr.get().write(src, data.shape[0], queue_index)
+        self.enter()
+        try:
+            with nogil:
+                self.ptr.get().write(src, data.shape[0], queue_index)
+        finally:
+            self.leave()
         _check_validation()
 
     def read_into(self, uint8_t[::1] out, int queue_index=0):
         """Fills ``out`` with the packed texels of replica ``queue_index``."""
         cdef void* dst = &out[0] if out.shape[0] else NULL
-        self._check_open()
-        with nogil:
-            self.ptr.get().read(dst, out.shape[0], queue_index)
+        self.enter()
+        try:
+            with nogil:
+                self.ptr.get().read(dst, out.shape[0], queue_index)
+        finally:
+            self.leave()
         _check_validation()
 
-    def close(self):
-        """Frees the image now; its memory is released once the GPU stops using it."""
-        self.ptr.reset()
-        _check_validation()
 
-
-cdef class NativeSampler:
+cdef class NativeSampler(Closable):
     """How shaders sample images: a VkSampler on each device of a context."""
     cdef NativeContext context
     cdef unique_ptr[ci.Sampler] ptr
@@ -66,19 +70,13 @@ cdef class NativeSampler:
     def __cinit__(self, NativeContext context, int mag_filter, int min_filter, int mip_mode,
                   int address_mode, float mip_lod_bias, float min_lod, float max_lod,
                   int border_color):
-        cdef rt.Context* native_ctx = _open_context(context, self)
+        cdef rt.Context* native_ctx = _open_context(context, self, "the sampler")
         self.context = context
         self.ptr.reset(ci.makeSampler(native_ctx[0], mag_filter, min_filter, mip_mode,
                                       address_mode, mip_lod_bias, min_lod, max_lod,
                                       border_color))
         _check_validation()
 
-    cdef int _check_open(self) except -1:
-        if not self.ptr or not self.context.ptr:
-            raise _class_for("runtime")("the sampler was closed")
-        return 0
-
-    def close(self):
-        """Frees the sampler once the GPU stops using it."""
+    cdef int free(self) except -1:
         self.ptr.reset()
-        _check_validation()
+        return 0

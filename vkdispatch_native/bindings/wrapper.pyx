@@ -227,7 +227,10 @@ cdef class NativeInstance:
         return [_device_dict(devices[i]) for i in range(devices.size())]
 
 
-cdef class NativeContext:
+include "closable.pxi"
+
+
+cdef class NativeContext(Closable):
     """Devices, queues and the transfer engine of one context."""
     cdef NativeInstance instance
     cdef unique_ptr[rt.Context] ptr
@@ -246,6 +249,7 @@ cdef class NativeContext:
         options.copy_threads = copy_threads
         options.map_directly = map_directly
         self.instance = instance
+        self.what = "the context"
         self.compute_objects = weakref.WeakSet()
         self.ptr.reset(new rt.Context(instance.ptr.get()[0], devices, families))
         self.ptr.get().setMaxInFlight(max_in_flight)
@@ -261,115 +265,126 @@ cdef class NativeContext:
         self.transfers.reset()
         self.ptr.reset()
 
-    cdef int _check_open(self) except -1:
-        if not self.ptr:
-            raise _class_for("runtime")("the context was closed")
-        return 0
-
     @property
     def queue_count(self):
-        self._check_open()
+        self.check_open()
         return self.ptr.get().queueCount()
 
     @property
     def max_in_flight(self):
         """Submissions a queue lets be unfinished at once; one more waits for the oldest."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().maxInFlight()
 
     @property
     def submit_window_us(self):
         """How long each queue's open batch of calls waits for more before one submission
         sends it (0: every call is submitted at once)."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().submitWindow().count()
 
     @submit_window_us.setter
     def submit_window_us(self, int64_t window):
-        self._check_open()
+        self.check_open()
         self.ptr.get().setSubmitWindow(rt.microseconds(window))
 
     def wait_idle(self, int queue_index=-1):
         """Waits for all work submitted to one queue, or to every queue when -1."""
-        self._check_open()
-        with nogil:
-            self.ptr.get().waitIdle(queue_index)
+        self.enter()
+        try:
+            with nogil:
+                self.ptr.get().waitIdle(queue_index)
+        finally:
+            self.leave()
         _check_validation()
 
     def submitted_value(self, int queue_index):
         """Timeline value of the latest submission to a queue (0 before any)."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().queue(queue_index, b"queue_index").lastSubmitted()
 
     def completed(self, int queue_index, uint64_t value):
         """Whether the work up to ``value`` has finished; asking sends it if it still waits in
         the queue's open batch (whoever asks wants it to run)."""
-        self._check_open()
+        self.check_open()
         cdef rt.Queue* queue = &self.ptr.get().queue(queue_index, b"queue_index")
         queue.flushThrough(value)
         return queue.completed(value)
 
     def wait(self, int queue_index, uint64_t value):
-        self._check_open()
+        self.check_open()
         cdef rt.Queue* queue = &self.ptr.get().queue(queue_index, b"queue_index")
-        with nogil:
-            queue.wait(value)
+        self.enter()
+        try:
+            with nogil:
+                queue.wait(value)
+        finally:
+            self.leave()
         _check_validation()
 
     def queue_device_index(self, int queue_index):
         """Position in the context's device list of the device that owns a queue."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().deviceIndexOfQueue(queue_index)
 
     def close(self):
-        """Frees the context now (after its queues finish) instead of at garbage collection.
+        """Frees the context now (after its queues finish) instead of at garbage collection, or
+        once the calls on it or its objects in other threads return.
 
         Objects still open (buffers, plans, descriptor sets, command lists, pipeline caches)
         are closed first, so no native object outlives its device.
         """
-        for obj in list(self.compute_objects):
-            obj.close()
-        self.compute_objects.clear()
-        self.transfers.reset()
-        self.ptr.reset()
-        _check_validation()
+        if not self.closed:
+            for obj in list(self.compute_objects):
+                obj.close()
+            self.compute_objects.clear()
+        Closable.close(self)
+
+    cdef int free(self) except -1:
+        with nogil:  # waits for the queues, whose threads may need the GIL to log meanwhile
+            self.transfers.reset()
+            self.ptr.reset()
+        return 0
 
 
-cdef class NativeBuffer:
+cdef class NativeBuffer(Closable):
     """Device memory with one replica per queue of its context."""
     cdef NativeContext context
     cdef unique_ptr[rt.Buffer] ptr
     cdef object __weakref__
 
     def __cinit__(self, NativeContext context, uint64_t size):
-        cdef rt.Context* native_ctx = _open_context(context, self)
+        cdef rt.Context* native_ctx = _open_context(context, self, "the buffer")
         self.context = context
         self.ptr.reset(new rt.Buffer(native_ctx[0], size))
         _check_validation()
 
-    cdef int _check_open(self) except -1:
-        if not self.ptr or not self.context.ptr:
-            raise _class_for("runtime")("the buffer was closed")
+    cdef int free(self) except -1:
+        self.ptr.reset()
         return 0
 
     @property
     def size(self):
-        self._check_open()
+        self.check_open()
         return self.ptr.get().size()
 
     def copies_on_device(self, int src, int dst):
         """Whether replica ``src`` can be copied into ``dst`` without the host (one device)."""
-        self._check_open()
+        self.check_open()
         return rt.copiesOnDevice(self.ptr.get()[0], src, dst)
 
     def copy_replica_on_device(self, int src, NativeBuffer target, int dst,
                                uint64_t dst_offset=0):
         """Copies replica ``src`` into replica ``dst`` of ``target`` (a buffer of the same
         context) from byte ``dst_offset``, on the device; returns without waiting."""
-        self._check_open()
-        target._check_open()
-        with nogil:
-            rt.copyReplicaOnDevice(self.ptr.get()[0], src, target.ptr.get()[0], dst, dst_offset)
+        cdef list entered = []
+        _enter_all([self, target], entered)
+        try:
+            with nogil:
+                rt.copyReplicaOnDevice(self.ptr.get()[0], src, target.ptr.get()[0], dst,
+                                       dst_offset)
+        finally:
+            _leave_all(entered)
         _check_validation()
 
     def copy_replica_through_host(self, int src, NativeBuffer target, int dst,
@@ -377,34 +392,40 @@ cdef class NativeBuffer:
         """Copies replica ``src`` into replica ``dst`` (of another queue) of ``target`` from
         byte ``dst_offset`` through pinned host staging memory; returns once the source was
         read and later work on queue ``dst`` will see the bytes."""
-        self._check_open()
-        target._check_open()
-        with nogil:
-            self.context.transfers.get().copy(self.ptr.get()[0], src, target.ptr.get()[0], dst,
-                                              dst_offset)
+        cdef list entered = []
+        _enter_all([self, target], entered)
+        try:
+            with nogil:
+                self.context.transfers.get().copy(self.ptr.get()[0], src, target.ptr.get()[0],
+                                                  dst, dst_offset)
+        finally:
+            _leave_all(entered)
         _check_validation()
 
     def write(self, const uint8_t[::1] data, uint64_t offset=0, int queue_index=-1):
         """Copies ``data`` (bytes) to ``offset`` of one replica, or every replica when -1."""
         cdef const void* src = &data[0] if data.shape[0] else NULL
         cdef uint64_t size = data.shape[0]
-        self._check_open()
-        with nogil:
-            self.context.transfers.get().write(self.ptr.get()[0], src, size, offset, queue_index)
+        self.enter()
+        try:
+            with nogil:
+                self.context.transfers.get().write(self.ptr.get()[0], src, size, offset,
+                                                   queue_index)
+        finally:
+            self.leave()
         _check_validation()
 
     def read_into(self, uint8_t[::1] out, uint64_t offset=0, int queue_index=0):
         """Fills ``out`` (bytes) from ``offset`` of replica ``queue_index``."""
         cdef void* dst = &out[0] if out.shape[0] else NULL
         cdef uint64_t size = out.shape[0]
-        self._check_open()
-        with nogil:
-            self.context.transfers.get().read(self.ptr.get()[0], dst, size, offset, queue_index)
-        _check_validation()
-
-    def close(self):
-        """Frees the buffer now; the memory is released once the GPU stops using it."""
-        self.ptr.reset()
+        self.enter()
+        try:
+            with nogil:
+                self.context.transfers.get().read(self.ptr.get()[0], dst, size, offset,
+                                                  queue_index)
+        finally:
+            self.leave()
         _check_validation()
 
 
@@ -446,22 +467,24 @@ cdef int _invalid(str message) except -1:
     raise _class_for("invalid_argument")(message)
 
 
-cdef rt.Context* _open_context(NativeContext ctx, object owner) except NULL:
-    """The native context of ``ctx``, which will close ``owner`` before itself."""
-    if not ctx.ptr:
-        raise _class_for("runtime")("the context was closed")
+cdef rt.Context* _open_context(NativeContext ctx, Closable owner, str what) except NULL:
+    """The native context of ``ctx``, which will close ``owner`` (``what``, for errors) before
+    itself."""
+    ctx.check_open()
+    owner.parent = ctx
+    owner.what = what
     ctx.compute_objects.add(owner)
     return ctx.ptr.get()
 
 
-cdef class NativePipelineCache:
+cdef class NativePipelineCache(Closable):
     """One VkPipelineCache per device of a context, persisted in the files ``paths`` names."""
     cdef NativeContext context
     cdef unique_ptr[cp.PipelineCache] ptr
     cdef object __weakref__
 
     def __cinit__(self, NativeContext ctx, list paths):
-        cdef rt.Context* native_ctx = _open_context(ctx, self)
+        cdef rt.Context* native_ctx = _open_context(ctx, self, "the pipeline cache")
         cdef vector[string] files
         for path in paths:
             files.push_back(str(path).encode())
@@ -469,29 +492,27 @@ cdef class NativePipelineCache:
         self.ptr.reset(new cp.PipelineCache(native_ctx[0], files))
         _check_validation()
 
-    cdef int _check_open(self) except -1:
-        if not self.ptr:
-            raise _class_for("runtime")("the pipeline cache was closed")
-        return 0
-
     def loaded(self, int device_index):
         """Whether device ``device_index``'s file was loaded (exists and matches the device)."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().loaded(device_index)
 
     def save(self):
         """Writes every device's cache to its file (atomically: temporary file + rename)."""
-        self._check_open()
-        with nogil:
-            self.ptr.get().save()
+        self.enter()
+        try:
+            with nogil:
+                self.ptr.get().save()
+        finally:
+            self.leave()
         _check_validation()
 
-    def close(self):
+    cdef int free(self) except -1:
         self.ptr.reset()
-        _check_validation()
+        return 0
 
 
-cdef class NativeComputePlan:
+cdef class NativeComputePlan(Closable):
     """A compute pipeline (SPIR-V, bindings, push-constant size) on every device."""
     cdef NativeContext context
     cdef unique_ptr[cp.ComputePlan] ptr
@@ -500,7 +521,7 @@ cdef class NativeComputePlan:
 
     def __cinit__(self, NativeContext ctx, bytes spirv not None, list bindings, int pc_size,
                   str name, NativePipelineCache cache=None):
-        cdef rt.Context* native_ctx = _open_context(ctx, self)
+        cdef rt.Context* native_ctx = _open_context(ctx, self, f"the compute plan '{name}'")
         cdef string label = name.encode()
         cdef vector[cp.BindingType] types
         cdef cp.PipelineCache* native_cache = NULL
@@ -510,26 +531,29 @@ cdef class NativeComputePlan:
         size = pc_size
         for code in bindings:
             types.push_back(<cp.BindingType>(<int>code))
-        if cache is not None:
-            cache._check_open()
-            native_cache = cache.ptr.get()
+        cdef list entered = []
         cdef vector[uint32_t] words = cp.spirvFromBytes(<const uint8_t*><const char*>spirv,
                                                         len(spirv), label)
         self.context = ctx
         self.name = name
-        with nogil:
-            self.ptr.reset(new cp.ComputePlan(native_ctx[0], words, types, size, label,
-                                              native_cache))
+        _enter_all([self] if cache is None else [self, cache], entered)
+        try:
+            if cache is not None:
+                native_cache = cache.ptr.get()
+            with nogil:
+                self.ptr.reset(new cp.ComputePlan(native_ctx[0], words, types, size, label,
+                                                  native_cache))
+        finally:
+            _leave_all(entered)
         _check_validation()
 
     @property
     def pc_size(self):
-        self._check_open()
+        self.check_open()
         return self.ptr.get().pushConstantSize()
 
-    cdef int _check_open(self) except -1:
-        if not self.ptr:
-            raise _class_for("runtime")(f"the compute plan '{self.name}' was closed")
+    cdef int free(self) except -1:
+        self.ptr.reset()
         return 0
 
     def dispatch_on_replicas(self, int queue_index, list bindings, bytes push_constants,
@@ -541,24 +565,22 @@ cdef class NativeComputePlan:
         cdef cp.ReplicaBinding binding
         cdef NativeBuffer buffer
         cdef vector[uint8_t] pc = push_constants
-        self._check_open()
-        for entry, replica in bindings:
-            buffer = <NativeBuffer?>entry
-            buffer._check_open()
-            binding.buffer = buffer.ptr.get()
-            binding.replica = replica
-            natives.push_back(binding)
-        with nogil:
-            cp.dispatchOnReplicas(self.ptr.get()[0], queue_index, natives, pc, groups_x)
+        cdef list entered = []
+        _enter_all([self] + [<NativeBuffer?>entry for entry, _ in bindings], entered)
+        try:
+            for entry, replica in bindings:
+                buffer = entry
+                binding.buffer = buffer.ptr.get()
+                binding.replica = replica
+                natives.push_back(binding)
+            with nogil:
+                cp.dispatchOnReplicas(self.ptr.get()[0], queue_index, natives, pc, groups_x)
+        finally:
+            _leave_all(entered)
         _check_validation()
 
-    def close(self):
-        """Frees the pipeline once the GPU no longer uses it (sets of this plan stop working)."""
-        self.ptr.reset()
-        _check_validation()
 
-
-cdef class NativeFftPlan:
+cdef class NativeFftPlan(Closable):
     """A VkFFT transform of one geometry, built on every device of a context.
 
     ``size`` is in VkFFT's order (the contiguous axis first), padded to three entries with 1s;
@@ -579,9 +601,10 @@ cdef class NativeFftPlan:
                   uint32_t coordinate_features=1, uint64_t input_bytes=0,
                   bint keep_shader_code=False, uint32_t runs=1, list binaries=None,
                   NativePipelineCache cache=None):
-        cdef rt.Context* native_ctx = _open_context(ctx, self)
+        cdef rt.Context* native_ctx = _open_context(ctx, self, "the FFT plan")
         cdef cp.PipelineCache* native_cache = NULL
         cdef ff.VkfftGeometry g
+        cdef list entered = []
         cdef vector[vector[uint32_t]] words
         cdef int d
         g.dimensions = dimensions
@@ -604,42 +627,39 @@ cdef class NativeFftPlan:
         g.runs = runs
         for blob in binaries or ():
             words.push_back(_words_of(blob))
-        if cache is not None:
-            cache._check_open()
-            native_cache = cache.ptr.get()
         self.context = ctx
         self.cache = cache
-        with nogil:
-            self.ptr.reset(new ff.FftPlan(native_ctx[0], g, words, native_cache))
+        _enter_all([self] if cache is None else [self, cache], entered)
+        try:
+            if cache is not None:
+                native_cache = cache.ptr.get()
+            with nogil:
+                self.ptr.reset(new ff.FftPlan(native_ctx[0], g, words, native_cache))
+        finally:
+            _leave_all(entered)
         _check_validation()
 
-    cdef int _check_open(self) except -1:
-        if not self.ptr or not self.context.ptr:
-            raise _class_for("runtime")("the FFT plan was closed")
+    cdef int free(self) except -1:
+        self.ptr.reset()
         return 0
 
     @property
     def buffer_bytes(self):
         """Bytes of the data buffer the transform works on (every run)."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().geometry().bufferBytes()
 
     @property
     def kernel_bytes(self):
         """Bytes of the kernel a convolution reads (every run; 0 for other plans)."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().geometry().kernelBytes()
 
     def binaries(self):
         """The kernels of each device (``bytes``), to pass to a later plan."""
-        self._check_open()
+        self.check_open()
         cdef vector[vector[uint32_t]] words = self.ptr.get().binaries()
         return [(<const char*>w.data())[:w.size() * 4] if w.size() else b"" for w in words]
-
-    def close(self):
-        """Frees the plan (commands already recorded keep what they use)."""
-        self.ptr.reset()
-        _check_validation()
 
 
 cdef vector[uint32_t] _words_of(bytes blob) except *:
@@ -675,7 +695,7 @@ def live_descriptor_set_count():
 include "image.pxi"
 
 
-cdef class NativeDescriptorSet:
+cdef class NativeDescriptorSet(Closable):
     """The buffers one dispatch of a plan uses, one descriptor set per queue."""
     cdef NativeComputePlan plan
     cdef unique_ptr[cp.DescriptorSet] ptr
@@ -684,39 +704,44 @@ cdef class NativeDescriptorSet:
     cdef dict images  # binding -> (NativeImage, NativeSampler), kept alive likewise
 
     def __cinit__(self, NativeComputePlan plan):
-        plan._check_open()
-        _open_context(plan.context, self)
+        plan.check_open()
+        _open_context(plan.context, self, f"a descriptor set of '{plan.name}'")
         self.plan = plan
         self.bound = {}
         self.images = {}
         self.ptr.reset(new cp.DescriptorSet(plan.ptr.get()[0]))
         _check_validation()
 
-    cdef int _check_open(self, int rebinding=-1) except -1:
+    cdef int check_bound(self, int rebinding=-1) except -1:
         """Raises unless the set, its plan and its bound buffers (but ``rebinding``) are open."""
-        if not self.ptr:
-            raise _class_for("runtime")("the descriptor set was closed")
-        if not self.plan.ptr:
-            raise _class_for("runtime")(
-                f"the compute plan '{self.plan.name}' of a descriptor set was closed")
+        self.check_open()
+        self.plan.check_open()
         for binding, buffer in self.bound.items():
-            if binding != rebinding and not (<NativeBuffer>buffer).ptr:
-                raise _class_for("runtime")(
+            if binding != rebinding and (<NativeBuffer>buffer).closed:
+                raise _class_for("closed")(
                     f"binding {binding} of '{self.plan.name}': the bound buffer was closed")
         for binding, (image, sampler) in self.images.items():
-            if binding != rebinding and not ((<NativeImage>image).ptr and
-                                             (<NativeSampler>sampler).ptr):
-                raise _class_for("runtime")(
+            if binding != rebinding and ((<NativeImage>image).closed or
+                                         (<NativeSampler>sampler).closed):
+                raise _class_for("closed")(
                     f"binding {binding} of '{self.plan.name}': the bound image or sampler was "
                     "closed")
         return 0
 
+    cdef list users(self):
+        """The set, its plan and what is bound: what a submission using it enters."""
+        cdef list objects = [self, self.plan]
+        objects.extend(self.bound.values())
+        for pair in self.images.values():
+            objects.extend(pair)
+        return objects
+
     def bind_buffer(self, int binding, NativeBuffer buffer, int64_t offset=0, int64_t range=0,
                     bint uniform=False, bint read=True, bint write=True):
         """Points ``binding`` at ``range`` bytes (0 = to the end) of ``buffer`` from ``offset``."""
-        self._check_open(binding)
-        if not buffer.ptr:
-            raise _class_for("runtime")(f"binding {binding}: the buffer was closed")
+        self.check_bound(binding)
+        if buffer.closed:
+            raise _class_for("closed")(f"binding {binding}: the buffer was closed")
         if offset < 0:
             _invalid(f"binding {binding} of '{self.plan.name}': offset must be >= 0, "
                      f"got {offset}")
@@ -732,20 +757,19 @@ cdef class NativeDescriptorSet:
     def bind_image(self, int binding, NativeImage image not None,
                    NativeSampler sampler not None):
         """Points sampler ``binding`` at ``image``, sampled with ``sampler``."""
-        self._check_open(binding)
-        image._check_open()
-        sampler._check_open()
+        self.check_bound(binding)
+        image.check_open()
+        sampler.check_open()
         self.ptr.get().bindImage(binding, image.ptr.get()[0], sampler.ptr.get()[0])
         self.images[binding] = (image, sampler)
         self.bound.pop(binding, None)
         _check_validation()
 
-    def close(self):
-        """Frees the sets once the GPU no longer uses them."""
+    cdef int free(self) except -1:
         self.ptr.reset()
         self.bound.clear()
         self.images.clear()
-        _check_validation()
+        return 0
 
 
 cdef inline void _keep(list kept, object obj):
@@ -755,7 +779,7 @@ cdef inline void _keep(list kept, object obj):
         kept.append(obj)
 
 
-cdef class NativeCommandList:
+cdef class NativeCommandList(Closable):
     """Recorded commands (dispatches, buffer copies, fills and updates, barriers), submitted with
     per-instance push constants to one or all queues.
 
@@ -770,7 +794,7 @@ cdef class NativeCommandList:
     cdef list buffers  # and images
 
     def __cinit__(self, NativeContext ctx):
-        cdef rt.Context* native_ctx = _open_context(ctx, self)
+        cdef rt.Context* native_ctx = _open_context(ctx, self, "the command list")
         self.context = ctx
         self._forget()
         self.ptr.reset(new cp.CommandList(native_ctx[0]))
@@ -781,26 +805,23 @@ cdef class NativeCommandList:
         self.sets = []
         self.buffers = []
 
-    cdef int _check_open(self) except -1:
-        if not self.ptr:
-            raise _class_for("runtime")("the command list was closed")
-        if not self.context.ptr:
-            raise _class_for("runtime")("the context of the command list was closed")
-        return 0
-
     cdef int _append(self, cp.Command* command) except -1:
         """Hands ``command`` (just made with new) to the native list, which owns it from here."""
         cdef unique_ptr[cp.Command] owned
         owned.reset(command)
         if not self.ptr.get().tryRecord(owned):  # busy: wait without the GIL
-            with nogil:
-                self.ptr.get().record(move(owned))
+            self.enter()
+            try:
+                with nogil:
+                    self.ptr.get().record(move(owned))
+            finally:
+                self.leave()
         _check_validation()
         return 0
 
     cdef rt.Buffer* _buffer(self, NativeBuffer buffer, str what) except NULL:
-        if buffer is None or not buffer.ptr:
-            raise _class_for("runtime")(f"{what}: the buffer was closed")
+        if buffer is None or buffer.closed:
+            raise _class_for("closed")(f"{what}: the buffer was closed")
         self.buffers.append(buffer)
         return buffer.ptr.get()
 
@@ -808,9 +829,9 @@ cdef class NativeCommandList:
                         int64_t x, int64_t y, int64_t z):
         """Appends a dispatch of (x, y, z) workgroups of ``plan`` with ``descriptor_set``."""
         cdef array3 blocks
-        self._check_open()
-        plan._check_open()
-        descriptor_set._check_open()
+        self.check_open()
+        plan.check_open()
+        descriptor_set.check_bound()
         if not (0 < x <= 0xFFFFFFFF and 0 < y <= 0xFFFFFFFF and 0 < z <= 0xFFFFFFFF):
             for axis, value in (("x", x), ("y", y), ("z", z)):
                 if value <= 0 or value > 0xFFFFFFFF:
@@ -828,7 +849,7 @@ cdef class NativeCommandList:
                     uint64_t src_offset, uint64_t size):
         """Appends a copy of ``size`` bytes from ``src_offset`` of ``src`` to ``dst_offset`` of
         ``dst`` (on every queue, replica to replica)."""
-        self._check_open()
+        self.check_open()
         cdef rt.Buffer* target = self._buffer(dst, "dst")
         cdef rt.Buffer* source = self._buffer(src, "src")
         self._append(new cp.CopyBufferCommand(self.context.ptr.get()[0], target[0], source[0],
@@ -838,7 +859,7 @@ cdef class NativeCommandList:
         """Appends a copy of a whole image: ``dst`` and ``src`` are NativeImages or
         NativeBuffers (one an image at least); a buffer end holds the packed texels from its
         byte offset."""
-        self._check_open()
+        self.check_open()
         cdef cp.ImageCopyEnd target = self._image_copy_end(dst, dst_offset, "dst")
         cdef cp.ImageCopyEnd source = self._image_copy_end(src, src_offset, "src")
         self._append(new cp.ImageCopyCommand(self.context.ptr.get()[0], target, source))
@@ -851,7 +872,7 @@ cdef class NativeCommandList:
         out.offset = offset
         if isinstance(end, NativeImage):
             image = end
-            image._check_open()
+            image.check_open()
             self.buffers.append(image)
             out.image = image.ptr.get()
         else:
@@ -860,14 +881,14 @@ cdef class NativeCommandList:
 
     def record_fill(self, NativeBuffer buffer, uint64_t offset, uint64_t size, uint32_t value):
         """Appends a fill of ``size`` bytes from ``offset`` with the 32-bit word ``value``."""
-        self._check_open()
+        self.check_open()
         cdef rt.Buffer* target = self._buffer(buffer, "buffer")
         self._append(new cp.FillBufferCommand(self.context.ptr.get()[0], target[0], offset, size,
                                               value))
 
     def record_update(self, NativeBuffer buffer, uint64_t offset, const uint8_t[::1] data):
         """Appends a write of ``data`` (a copy is kept in the command) to ``offset``."""
-        self._check_open()
+        self.check_open()
         cdef rt.Buffer* target = self._buffer(buffer, "buffer")
         cdef const uint8_t* src = &data[0] if data.shape[0] else NULL
         self._append(new cp.UpdateBufferCommand(self.context.ptr.get()[0], target[0], offset,
@@ -878,38 +899,45 @@ cdef class NativeCommandList:
         """Appends ``plan`` run on ``buffer`` (direction -1 forward, 1 inverse), reading
         ``input`` instead when the plan has an input buffer, and multiplying by ``kernel`` when it
         convolves."""
-        self._check_open()
-        plan._check_open()
+        cdef list entered = []
+        self.check_open()
         cdef rt.Buffer* target = self._buffer(buffer, "buffer")
         cdef rt.Buffer* source = self._buffer(input, "input") if input is not None else NULL
         cdef rt.Buffer* weights = self._buffer(kernel, "kernel") if kernel is not None else NULL
         cdef ff.FftCommand* command
-        with nogil:  # the first use of a plan on new buffers builds VkFFT applications
-            command = new ff.FftCommand(plan.ptr.get()[0], target[0], direction, source,
-                                        weights)
+        _enter_all([plan, buffer] + [b for b in (input, kernel) if b is not None], entered)
+        try:
+            with nogil:  # the first use of a plan on new buffers builds VkFFT applications
+                command = new ff.FftCommand(plan.ptr.get()[0], target[0], direction, source,
+                                            weights)
+        finally:
+            _leave_all(entered)
         self._append(command)
 
     def record_barrier(self):
         """Appends a barrier ordering all earlier commands before all later ones."""
-        self._check_open()
+        self.check_open()
         self._append(new cp.BarrierCommand(self.context.ptr.get()[0]))
 
     @property
     def instance_size(self):
         """Bytes of push-constant data one instance needs (sum over the recorded commands)."""
-        self._check_open()
+        self.check_open()
         return self.ptr.get().instanceSize()
 
     @property
     def command_count(self):
-        self._check_open()
+        self.check_open()
         return self.ptr.get().commandCount()
 
     def reset(self):
         """Forgets the recorded commands (submitted work is unaffected)."""
-        self._check_open()
-        with nogil:
-            self.ptr.get().reset()
+        self.enter()
+        try:
+            with nogil:
+                self.ptr.get().reset()
+        finally:
+            self.leave()
         self._forget()
         _check_validation()
 
@@ -931,30 +959,34 @@ cdef class NativeCommandList:
         cdef rt.Buffer* uniform_target = NULL
         cdef uint64_t value
         cdef NativeDescriptorSet descriptor_set
+        cdef list entered = []
         if instance_count < 1:
             _invalid(f"instance_count: expected at least 1, got {instance_count}")
-        self._check_open()
-        for plan in self.plans:
-            (<NativeComputePlan>plan)._check_open()
-        for descriptor_set in self.sets:
-            descriptor_set._check_open()
-        for buffer in self.buffers:
-            if not (<NativeBuffer>buffer).ptr:
-                raise _class_for("runtime")("a buffer of a recorded command was closed")
-        if uniform_buffer is not None:
-            if not uniform_buffer.ptr:
-                raise _class_for("runtime")("uniform_buffer: the buffer was closed")
-            uniform_target = uniform_buffer.ptr.get()
-        with nogil:
-            value = self.ptr.get().submit(pc, pc_size, <uint32_t>instance_count, queue_index,
-                                          uniform_target, uniform, uniform_size)
+        self.enter()
+        entered.append(self)
+        try:
+            for descriptor_set in self.sets:
+                descriptor_set.check_bound()
+                _enter_all(descriptor_set.users(), entered)
+            _enter_all(self.plans, entered)
+            _enter_all(self.buffers, entered)
+            if uniform_buffer is not None:
+                uniform_buffer.enter()
+                entered.append(uniform_buffer)
+                uniform_target = uniform_buffer.ptr.get()
+            with nogil:
+                value = self.ptr.get().submit(pc, pc_size, <uint32_t>instance_count,
+                                              queue_index, uniform_target, uniform,
+                                              uniform_size)
+        finally:
+            _leave_all(entered)
         _check_validation()
         return value
 
-    def close(self):
+    cdef int free(self) except -1:
         self.ptr.reset()
         self._forget()
-        _check_validation()
+        return 0
 
 
 def raw_dependent_dispatch_us(NativeContext ctx, int count, bint barriers=True):
@@ -962,10 +994,13 @@ def raw_dependent_dispatch_us(NativeContext ctx, int count, bint barriers=True):
     plain Vulkan into one command buffer, submitted once and waited for (queue 0, which no other
     thread may use meanwhile); without ``barriers`` the dispatches race (the cost of a dispatch
     with no dependency, for comparison)."""
-    ctx._check_open()
     cdef double result
-    with nogil:
-        result = cp.rawDependentDispatchMicroseconds(ctx.ptr.get()[0], count, barriers)
+    ctx.enter()
+    try:
+        with nogil:
+            result = cp.rawDependentDispatchMicroseconds(ctx.ptr.get()[0], count, barriers)
+    finally:
+        ctx.leave()
     _check_validation()
     return result
 
@@ -976,10 +1011,13 @@ def raw_back_to_back_us(NativeContext ctx, int dispatches, int per_submit=1):
     submission signalling a timeline semaphore, then one wait (queue 0, which no other thread
     may use meanwhile): with ``per_submit=1``, the driver's floor for a script that submits
     every call."""
-    ctx._check_open()
     cdef double result
-    with nogil:
-        result = cp.rawBackToBackMicroseconds(ctx.ptr.get()[0], dispatches, per_submit)
+    ctx.enter()
+    try:
+        with nogil:
+            result = cp.rawBackToBackMicroseconds(ctx.ptr.get()[0], dispatches, per_submit)
+    finally:
+        ctx.leave()
     _check_validation()
     return result
 
@@ -988,10 +1026,13 @@ def raw_submit_wait_us(NativeContext ctx, int iterations, bint poll=False):
     """Reference latency (us) of a plain-Vulkan submit + fence wait (blocking, or polling when
     ``poll``) of a tiny dispatch on queue 0 (see raw_submit.hpp); the queue must not be used by
     other threads meanwhile."""
-    ctx._check_open()
     cdef double result
-    with nogil:
-        result = cp.rawSubmitWaitMicroseconds(ctx.ptr.get()[0], iterations, poll)
+    ctx.enter()
+    try:
+        with nogil:
+            result = cp.rawSubmitWaitMicroseconds(ctx.ptr.get()[0], iterations, poll)
+    finally:
+        ctx.leave()
     _check_validation()
     return result
 
