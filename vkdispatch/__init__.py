@@ -27,6 +27,7 @@ from vkdispatch.base.replicas import copy_replica
 from vkdispatch.execution_pipeline.all_reduce import all_reduce
 from vkdispatch.base.rfft_buffer import RFFTBuffer, asrfftbuffer
 from vkdispatch.base.sampler import AddressMode, BorderColor, Filter, Sampler
+from vkdispatch.base import shutdown  # noqa: F401  (closes the contexts left open at exit)
 from vkdispatch.base.signal import Signal
 from vkdispatch.errors import BackendUnavailableError, ShaderBuildError
 from vkdispatch.execution_pipeline.buffer_copy import copy

@@ -1,7 +1,8 @@
 """Ctrl-C during a wait (for queued work, or for room in a full queue) raises KeyboardInterrupt
 promptly and leaves the context usable; Ctrl-C in a loop that keeps a queue full ends the
-process promptly (closing the context waits for at most the bounded amount of queued work), and
-Ctrl-C while a context closes does not abort the process."""
+process promptly (the exit does not wait for the queued work after Ctrl-C, and at most
+VKDISPATCH_EXIT_WAIT_S otherwise), and Ctrl-C while a context closes does not abort the
+process."""
 from __future__ import annotations
 
 import _thread
@@ -138,6 +139,69 @@ def test_ctrl_c_in_a_loop_of_long_calls_ends_the_process_promptly(context):
         process.wait()
     assert process.returncode != 0
     assert "KeyboardInterrupt" in errors, errors
+
+
+GRAPH_LOOP = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    import vkdispatch as vd
+    from helpers import SPIN_LOCAL, spin_shader
+    spin = spin_shader()
+    out = vd.Buffer((64 * SPIN_LOCAL,), vd.uint32)
+    graph = vd.CommandGraph()
+    spin(out, 2000, workgroups=64, graph=graph)
+    graph.submit()
+    vd.queue_wait_idle()
+    print("looping", flush=True)
+    for _ in range(int(sys.argv[2])):
+        graph.submit(instance_count=50)
+    print("queued", flush=True)
+""")
+
+
+def _graph_loop(count: int, environment=None) -> subprocess.Popen:
+    tests = str(Path(__file__).resolve().parents[1])
+    process = subprocess.Popen([sys.executable, "-c", GRAPH_LOOP, tests, str(count)],
+                               env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    assert process.stdout.readline().strip() == "looping", process.stderr.read()
+    return process
+
+
+def test_ctrl_c_in_a_loop_of_heavy_graph_submissions_ends_the_process_promptly(context):
+    # Each submission runs the graph 50 times: the queue's bound of 1024 unfinished
+    # submissions holds minutes of work, which the exit used to wait for (alive 120 s after a
+    # second Ctrl-C). After Ctrl-C the exit waits for none of it.
+    process = _graph_loop(10**6)
+    try:
+        time.sleep(0.5)
+        started = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=60)
+        took = time.monotonic() - started
+    finally:
+        process.kill()
+        process.wait()
+    assert "KeyboardInterrupt" in errors, errors
+    assert took < 10, f"the process took {took:.1f} s to exit after Ctrl-C"
+
+
+@pytest.mark.parametrize("wait", [0, 1])
+def test_exit_waits_a_bounded_time_for_work_nobody_waits_for(context, wait):
+    environment = dict(os.environ, VKDISPATCH_EXIT_WAIT_S=str(wait))
+    process = _graph_loop(300, environment)  # about a minute of kernels on a CPU device
+    try:
+        assert process.stdout.readline().strip() == "queued", process.stderr.read()
+        started = time.monotonic()
+        _, errors = process.communicate(timeout=60)
+        took = time.monotonic() - started
+    finally:
+        process.kill()
+        process.wait()
+    if "exiting with work still queued" not in errors:
+        pytest.skip("the device finished the queued work within the exit's wait")
+    assert process.returncode == 0, errors
+    assert wait <= took < wait + 8, f"the exit took {took:.1f} s with a wait of {wait} s"
 
 
 # A native context (the Python API maps host-visible memory directly: staging needs a GPU or

@@ -8,11 +8,11 @@ whole life. Every buffer has one replica per queue of its context.
 """
 from __future__ import annotations
 
-import atexit
 import contextvars
 import numbers
 import os
 import threading
+import time
 import weakref
 from typing import Any, Sequence
 
@@ -227,6 +227,16 @@ class Context:
         if self._native is not None:
             self._native.wait_idle(-1 if queue_index is None else queue_index)
 
+    def _mark_closed(self) -> bool:
+        """Uninstalls the context if global and marks it closed; False if it already was."""
+        with _ContextSlot.lock:
+            if _ContextSlot.current is self:
+                _ContextSlot.current = None
+            if self._closed:
+                return False
+            self._closed = True
+        return True
+
     def close(self) -> None:
         """Destroys every live handle, then the native context (after its queues finish).
 
@@ -235,12 +245,8 @@ class Context:
         The context and its objects raise :class:`~vkdispatch.errors.InvalidStateError` when
         used afterwards.
         """
-        with _ContextSlot.lock:
-            if _ContextSlot.current is self:
-                _ContextSlot.current = None
-            if self._closed:
-                return
-            self._closed = True
+        if not self._mark_closed():
+            return
         self.transfers.close()  # background transfers finish before their buffers go
         self.derived.clear()
         for handle in self.handles.close():
@@ -250,6 +256,30 @@ class Context:
             self._pipeline_cache = None
         if self._native is not None:
             self._native.close()
+            self._native = None
+
+    def finishes_within(self, seconds: float) -> bool:
+        """Whether every queue finishes the work submitted to it within ``seconds`` (polled,
+        so Ctrl-C ends the wait)."""
+        native = self._native
+        if native is None or self._closed:
+            return True
+        deadline = time.monotonic() + seconds
+        for queue in range(self.queue_count):
+            while not native.completed(queue, native.submitted_value(queue)):
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(1e-3)
+        return True
+
+    def abandon(self) -> None:
+        """At interpreter exit: marks the context closed and leaves its device and memory to
+        the end of the process, which stops the work still queued, instead of waiting for
+        that work (which nothing will read) as :meth:`close` does."""
+        if not self._mark_closed():
+            return
+        if self._native is not None:
+            self._native.abandon()
             self._native = None
 
     def __enter__(self) -> Context:
@@ -515,11 +545,12 @@ def destroy_context() -> None:
         current.close()
 
 
-def _close_every_context() -> None:
-    """At exit: the global context first, then any other still open."""
-    destroy_context()
-    for context in list(_ContextSlot.live):
-        context.close()
+def open_contexts() -> list[Context]:
+    """The contexts not closed yet: the global one first, then the others."""
+    with _ContextSlot.lock:
+        current = _ContextSlot.current
+        others = [c for c in _ContextSlot.live if c is not current and not c.closed]
+    return ([current] if current is not None else []) + others
 
 
 def stop_threads() -> None:
@@ -568,5 +599,3 @@ def set_dummy_context_params(subgroup_size: int | None = None, subgroup_enabled:
         info.uniform_buffer_alignment = 0
     context.refresh_limits_from_device_infos()
 
-
-atexit.register(_close_every_context)

@@ -9,6 +9,7 @@ import threading
 import weakref
 
 from cpython.exc cimport PyErr_Occurred
+from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 from libcpp cimport bool as cbool
@@ -339,6 +340,14 @@ cdef class NativeContext(Closable):
                 obj.close()
             self.compute_objects.clear()
         Closable.close(self)
+
+    def abandon(self):
+        """Marks the context closed and leaves its native objects to the end of the process,
+        which stops its queued work, instead of waiting for that work (at interpreter exit)."""
+        self.closed = True
+        self.transfers.release()
+        self.ptr.release()
+        Py_INCREF(self.instance)  # the instance must outlive the device it leaves running
 
     cdef int free(self) except -1:
         with nogil:  # waits for the queues, whose threads may need the GIL to log meanwhile
