@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 from helpers import random_array
-from kp_programs import run, shader
+from kp_programs import buffers, run, shader
 
 import kp
 from kp.native import native
@@ -166,6 +166,30 @@ def test_fewer_push_constants_than_the_shader_declares_are_refused(mgr, rng, hea
         mgr.algorithm(tensors, spirv, push_consts=[0.0] * (declared // 4 - 1))
     mgr.algorithm(tensors, spirv, push_consts=[0.0] * (declared // 4))
     mgr.algorithm(tensors, spirv, push_consts=[0.0] * enough)
+
+
+def test_fewer_tensors_than_the_shader_uses_are_refused(mgr, rng):
+    """A shader using bindings 0-2 given one tensor would read and write buffers nobody bound:
+    refused when the algorithm is made, naming tensors and the first binding left unbound; a
+    binding declared but never used needs no tensor, and three tensors compute numpy's sum."""
+    spirv = shader("c[i] = a[i] + b[i];", "float a", "float b", "float c")
+    a, b = random_array(rng, 16, np.float32), random_array(rng, 16, np.float32)
+    tensors = [mgr.tensor(a), mgr.tensor(b), mgr.tensor(np.zeros(16, np.float32))]
+    for given in (1, 2):
+        with pytest.raises(InvalidArgumentError, match=rf"tensors: the shader uses binding "
+                                                       rf"{given} of descriptor set 0, but "
+                                                       rf"{given} tensors or images were given"):
+            mgr.algorithm(tensors[:given], spirv)
+    run(mgr, mgr.algorithm(tensors, spirv), [tensors[2]])
+    np.testing.assert_array_equal(tensors[2].data(), a + b)
+    source = f"""#version 450
+layout(local_size_x = 1) in;
+{buffers("float a", "float b", "float never")}
+void main() {{ uint i = gl_GlobalInvocationID.x; b[i] = a[i] * 2.0; }}"""
+    ok, unused, log = native.compile_glsl(source, "unused", 0)  # 0: binding 2 stays declared
+    assert ok, log
+    run(mgr, mgr.algorithm(tensors[:2], unused), [tensors[1]])
+    np.testing.assert_array_equal(tensors[1].data(), a * 2)
 
 
 def test_get_mem_objects_returns_the_same_objects(mgr):

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "push_constant_size.hpp"
+#include "shader_interface.hpp"
 #include "runtime.hpp"
 #include "spirv_check.hpp"
 #include "vkdispatch/compute_plan.hpp"
@@ -126,6 +126,13 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                 "push_consts: the shader declares " + std::to_string(*declared) +
                 " bytes of push constants, got " + std::to_string(push.size()) +
                 " (the shader would read bytes nobody set)");
+        for (uint32_t binding : detail::usedBindings(spirv, 0))
+            if (binding >= mem_objects.size())
+                throw vkdispatch::InvalidArgumentError(
+                    "tensors: the shader uses binding " + std::to_string(binding) +
+                    " of descriptor set 0, but " + std::to_string(mem_objects.size()) +
+                    " tensors or images were given (they take bindings 0 to " +
+                    std::to_string(mem_objects.size() - 1) + " in order)");
     }
     auto pipeline = builds ? createPipeline(mem_objects, spirv, specialization,
                                             specialization_size, static_cast<uint32_t>(push.size()))

@@ -1,7 +1,8 @@
-#include "push_constant_size.hpp"
+#include "shader_interface.hpp"
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace kp::detail {
@@ -9,11 +10,12 @@ namespace {
 
 // The SPIR-V opcodes, decorations and storage class this reader needs (SPIR-V spec, section 3).
 enum Op : uint32_t {
-    kOpTypeBool = 20, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23,
+    kOpName = 5, kOpMemberName = 6, kOpEntryPoint = 15, kOpTypeBool = 20, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23,
     kOpTypeMatrix = 24, kOpTypeArray = 28, kOpTypeStruct = 30, kOpTypePointer = 32,
     kOpConstant = 43, kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72,
 };
-constexpr uint32_t kArrayStride = 6, kMatrixStride = 7, kOffset = 35;
+constexpr uint32_t kArrayStride = 6, kMatrixStride = 7, kBinding = 33, kDescriptorSet = 34,
+                   kOffset = 35;
 constexpr uint32_t kPushConstant = 9;
 constexpr size_t kHeaderWords = 5;
 
@@ -24,6 +26,11 @@ struct Module {
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> offsets;         // (struct, member)
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> matrix_strides;  // (struct, member)
     std::vector<uint32_t> push_pointers;  // pointer types of PushConstant variables
+    std::map<uint32_t, uint32_t> bindings;            // variable id -> Binding
+    std::map<uint32_t, uint32_t> sets;                // variable id -> DescriptorSet
+    // Every word of an instruction that is neither a name, a decoration, the entry point nor a
+    // variable's declaration: the ids (and some literals) the module uses.
+    std::set<uint32_t> used;
 };
 
 Module read(const std::vector<uint32_t>& words) {
@@ -45,6 +52,8 @@ Module read(const std::vector<uint32_t>& words) {
                 break;
             case kOpDecorate:
                 if (count >= 4 && w[2] == kArrayStride) m.array_strides[w[1]] = w[3];
+                if (count >= 4 && w[2] == kBinding) m.bindings[w[1]] = w[3];
+                if (count >= 4 && w[2] == kDescriptorSet) m.sets[w[1]] = w[3];
                 break;
             case kOpMemberDecorate:
                 if (count >= 5 && w[3] == kOffset) m.offsets[{w[1], w[2]}] = w[4];
@@ -53,6 +62,9 @@ Module read(const std::vector<uint32_t>& words) {
             default:
                 break;
         }
+        if (op != kOpName && op != kOpMemberName && op != kOpEntryPoint && op != kOpVariable &&
+            op != kOpDecorate && op != kOpMemberDecorate)
+            m.used.insert(w + 1, w + count);
         at += count;
     }
     return m;
@@ -113,6 +125,17 @@ std::optional<uint32_t> declaredPushConstantBytes(const std::vector<uint32_t>& w
         largest = std::max(largest.value_or(0), *size);
     }
     return largest;
+}
+
+std::vector<uint32_t> usedBindings(const std::vector<uint32_t>& words, uint32_t set) {
+    const Module m = read(words);
+    std::set<uint32_t> found;
+    for (const auto& [variable, binding] : m.bindings) {
+        const auto in = m.sets.find(variable);
+        if (in != m.sets.end() && in->second == set && m.used.count(variable))
+            found.insert(binding);
+    }
+    return {found.begin(), found.end()};
 }
 
 }  // namespace kp::detail
