@@ -637,7 +637,8 @@ _ERRORS = {
         lambda rng: vd.vkfft.fft(vd.Buffer((4, 16), vd.complex64), inverse=True,
                                  input_buffer=vd.Buffer((2, 16), vd.complex64))),
     "buffer smaller than buffer_shape": (
-        ValueError, "buffer: the transform of shape",
+        ValueError, r"buffer_shape \(8, 16\) of complex64 needs 1024 bytes; the buffer \(shape "
+                    r"\(4, 16\)\) has 512",
         lambda rng: vd.vkfft.fft(vd.Buffer((4, 16), vd.complex64), buffer_shape=(8, 16))),
     "VkFFTPlan 4-D": (ValueError, "Shape must be 1D, 2D, or 3D",
                       lambda rng: vd.vkfft.VkFFTPlan((2, 2, 2, 2))),

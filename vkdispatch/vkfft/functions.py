@@ -2,6 +2,8 @@
 separate input buffer), recorded into a graph or run at once."""
 from __future__ import annotations
 
+import math
+
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.base.rfft_buffer import RFFTBuffer
@@ -46,8 +48,7 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
             reason included), a buffer too small for ``buffer_shape``.
     """
     _complex_buffer(buffer, "buffer")
-    shape = buffer.shape if buffer_shape is None else normalize_shape(buffer_shape,
-                                                                       "buffer_shape")
+    shape = buffer.shape if buffer_shape is None else _checked_shape(buffer, buffer_shape, r2c)
     axes = _axes(axis, len(shape))
     graph = graph_or_global(graph)
     input_shape = input_type = None
@@ -83,6 +84,18 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
         buffer_key((buffer,) if input_buffer is None else (buffer, input_buffer))
     repeat_or_record(graph, buffers_key and (fft, buffers_key, shape, axes, inverse,
                                              normalize_inverse, r2c), record)
+
+
+def _checked_shape(buffer: Buffer, buffer_shape, r2c: bool) -> tuple[int, ...]:
+    """``buffer_shape`` normalised, refused when a complex transform of it would run past the
+    buffer's end (a real one's layout is the plan's to check)."""
+    shape = normalize_shape(buffer_shape, "buffer_shape")
+    needed = math.prod(shape) * buffer.var_type.item_size
+    if not r2c and needed > buffer.mem_size:
+        raise InvalidArgumentError(f"buffer_shape {shape} of {buffer.var_type.name} needs "
+                                   f"{needed} bytes; the buffer (shape {buffer.shape}) has "
+                                   f"{buffer.mem_size}")
+    return shape
 
 
 def ifft(buffer: Buffer, graph=None, print_shader: bool = False, axis=None,
