@@ -8,9 +8,9 @@ names the argument at fault. Then nothing must have changed: a failed call leave
 buffer and a failed write leaves its buffer as they were, the same shader still computes the
 right answer for valid arguments, and a small known kernel still matches numpy on fresh data.
 
-A drawn argument is *valid* (the call must succeed), *lenient* (a value a library may accept or
-refuse, such as ``True`` or ``(1.5,)`` for a float, or a numpy array for a buffer: refused, the
-error must name it; accepted, the result must be the model's) or *bad* (it must be refused).
+A drawn argument is *valid*, *lenient* or *bad* (see fuzzing.py): lenient values are ones a
+library may accept or refuse, such as ``True`` or ``(1.5,)`` for a float, or a numpy array for a
+buffer.
 
 Programs are chains ``acc = x; acc = acc OP operand`` (or ``operand OP acc``) over the shader's
 buffers ``xs``, ``ys``, the ``Const`` ``gain`` and the ``Var`` ``offset``; the argument fuzz
@@ -32,8 +32,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+from fuzzing import BASE, LONG, Expect, attempt
 from helpers import random_array
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import vkdispatch as vd
@@ -44,57 +45,6 @@ from vkdispatch.codegen.abbreviations import Buff, Const, Var, f32, i32
 NAMES = ("out", "xs", "ys", "gain", "offset")
 LOCAL_SIZE = 64
 SIZES = (1, 63, 64, 65, 128, 250)  # around the local size; the bounds guard is exercised
-BUILTINS = (TypeError, ValueError, IndexError)
-
-BASE = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                     HealthCheck.too_slow])
-LONG = settings(BASE, max_examples=1000)
-
-
-# -- what a draw expects ----------------------------------------------------------------------
-
-class Expect(NamedTuple):
-    """``valid``: must succeed. ``model``: if it succeeds, the result must be the model's (False:
-    it must raise). ``names``: an error message must contain one of them."""
-
-    valid: bool
-    model: bool
-    names: tuple[str, ...] = ()
-
-    @staticmethod
-    def ok() -> "Expect":
-        return Expect(True, True)
-
-    @staticmethod
-    def lenient(*names: str) -> "Expect":
-        return Expect(False, True, names)
-
-    @staticmethod
-    def bad(*names: str) -> "Expect":
-        return Expect(False, False, names)
-
-    def __and__(self, other: "Expect") -> "Expect":
-        """Two arguments drawn together: an error may name either fault."""
-        return Expect(self.valid and other.valid, self.model and other.model,
-                      self.names + other.names)
-
-
-def attempt(action, expect: Expect, what: str):
-    """Runs ``action``; returns whether it succeeded (and its result), after checking that an
-    error is allowed, typed and names the argument."""
-    try:
-        result = action()
-    except Exception as error:  # which errors are allowed is what the asserts below check
-        assert not expect.valid, f"{what}: a valid call raised {error!r}"
-        assert isinstance(error, errors.VkDispatchError) and isinstance(error, BUILTINS), \
-            f"{what}: {type(error).__mro__} is not a typed vkdispatch error: {error}"
-        assert any(name in str(error) for name in expect.names), \
-            f"{what}: the message names none of {expect.names}: {error}"
-        event(f"refused: {type(error).__name__}")
-        return False, None
-    assert expect.model, f"{what}: accepted, but it must raise naming one of {expect.names}"
-    event("accepted" if expect.valid else "accepted (lenient)")
-    return True, result
 
 
 @pytest.fixture
