@@ -1,6 +1,11 @@
 # Native objects of the Python module `kp` (included by wrapper.pyx): each holds a shared pointer
 # to its C++ kp object. kp/ wraps them in Kompute's classes and checks the arguments; these only
 # convert. Waits release the GIL.
+#
+# Kompute's objects are not thread-safe: destroying a tensor, algorithm, sequence or manager
+# while another thread records or evaluates a sequence of the same manager freed what that call
+# used. So a destroy asked for while calls on the manager's objects run without the GIL is
+# deferred (the object reports itself destroyed at once) and done when the last of them returns.
 cimport numpy as cnp
 from libcpp.memory cimport shared_ptr
 
@@ -9,7 +14,44 @@ cimport c_kompute as kc
 cnp.import_array()
 
 
-cdef class KpMemory:
+cdef class _KpGate:
+    """The calls on one manager's objects now running without the GIL, and the destroys
+    waiting for them (held by the manager and its objects; not the manager itself, which its
+    objects must not keep alive: a collected manager destroys them)."""
+    cdef int calls
+    cdef list deferred
+
+    def __cinit__(self):
+        self.deferred = []
+
+    cdef int leave(self) except -1:
+        """One call returned: the last one does the destroys deferred meanwhile (a manager's
+        last, as it destroys the others too)."""
+        self.calls -= 1
+        if self.calls == 0 and self.deferred:
+            pending, self.deferred = self.deferred, []
+            for obj in sorted(pending, key=lambda o: isinstance(o, KpManager)):
+                (<_KpObject>obj).destroy_now()
+        return 0
+
+
+cdef class _KpObject:
+    """What every kp object has: its manager's gate, and whether its destroy waits for calls."""
+    cdef _KpGate gate
+    cdef bint destroying  # destroy() was asked for while calls ran: done when they return
+
+    cdef int destroy_now(self) except -1:
+        return 0
+
+    def destroy(self):
+        if self.gate is not None and self.gate.calls:
+            self.destroying = True
+            self.gate.deferred.append(self)
+        else:
+            self.destroy_now()
+
+
+cdef class KpMemory(_KpObject):
     """A kp::Memory (tensor or image)."""
     cdef shared_ptr[kc.Memory] ptr
     cdef shared_ptr[void] host  # keeps the memory behind the views handed out valid
@@ -24,10 +66,12 @@ cdef class KpMemory:
         return kc.memoryType(self.ptr.get()[0])
 
     def is_init(self):
-        return self.ptr.get().isInit()
+        return not self.destroying and self.ptr.get().isInit()
 
-    def destroy(self):
-        self.ptr.get().destroy()
+    cdef int destroy_now(self) except -1:
+        with nogil:  # waits for submissions that use it
+            self.ptr.get().destroy()
+        return 0
 
     def host_view(self, object base, int type_number):
         """A flat numpy array over the host view, whose ``base`` is ``base``."""
@@ -38,15 +82,17 @@ cdef class KpMemory:
         return array
 
 
-cdef class KpAlgorithm:
+cdef class KpAlgorithm(_KpObject):
     """A kp::Algorithm."""
     cdef shared_ptr[kc.Algorithm] ptr
 
     def is_init(self):
-        return self.ptr.get().isInit()
+        return not self.destroying and self.ptr.get().isInit()
 
-    def destroy(self):
-        self.ptr.get().destroy()
+    cdef int destroy_now(self) except -1:
+        with nogil:  # waits for submissions that may run its pipeline
+            self.ptr.get().destroy()
+        return 0
 
 
 cdef class KpOperation:
@@ -54,33 +100,63 @@ cdef class KpOperation:
     cdef shared_ptr[kc.OpBase] ptr
 
 
-cdef class KpSequence:
+cdef class KpSequence(_KpObject):
     """A kp::Sequence."""
     cdef shared_ptr[kc.Sequence] ptr
 
+    cdef int check_live(self) except -1:
+        if self.destroying:
+            raise RuntimeError("Kompute Sequence was destroyed: it cannot be used")
+        return 0
+
     def record(self, KpOperation op not None):
-        with nogil:
-            self.ptr.get().record(op.ptr)
+        self.check_live()
+        self.gate.calls += 1
+        try:
+            with nogil:
+                self.ptr.get().record(op.ptr)
+        finally:
+            self.gate.leave()
         _check_validation()
 
     def eval(self):
-        with nogil:
-            self.ptr.get().eval()
+        self.check_live()
+        self.gate.calls += 1
+        try:
+            with nogil:
+                self.ptr.get().eval()
+        finally:
+            self.gate.leave()
         _check_validation()
 
     def eval_op(self, KpOperation op not None):
-        with nogil:
-            self.ptr.get().eval(op.ptr)
+        self.check_live()
+        self.gate.calls += 1
+        try:
+            with nogil:
+                self.ptr.get().eval(op.ptr)
+        finally:
+            self.gate.leave()
         _check_validation()
 
     def eval_async(self, KpOperation op not None):
-        with nogil:
-            self.ptr.get().evalAsync(op.ptr)
+        self.check_live()
+        self.gate.calls += 1
+        try:
+            with nogil:
+                self.ptr.get().evalAsync(op.ptr)
+        finally:
+            self.gate.leave()
         _check_validation()
 
     def eval_await(self, uint64_t timeout_ns):
-        with nogil:
-            self.ptr.get().evalAwait(timeout_ns)
+        self.check_live()
+        self.gate.calls += 1
+        try:
+            with nogil:
+                self.ptr.get().evalAwait(timeout_ns)
+        finally:
+            self.gate.leave()
         _check_validation()
 
     def begin(self):
@@ -93,14 +169,24 @@ cdef class KpSequence:
         self.ptr.get().clear()
 
     def rerecord(self):
-        with nogil:
-            self.ptr.get().rerecord()
+        self.check_live()
+        self.gate.calls += 1
+        try:
+            with nogil:
+                self.ptr.get().rerecord()
+        finally:
+            self.gate.leave()
         _check_validation()
 
     def timestamps(self):
         cdef vector[uint64_t] stamps
-        with nogil:
-            stamps = self.ptr.get().getTimestamps()
+        self.check_live()
+        self.gate.calls += 1
+        try:
+            with nogil:
+                stamps = self.ptr.get().getTimestamps()
+        finally:
+            self.gate.leave()
         return list(stamps)
 
     def is_recording(self):
@@ -110,11 +196,12 @@ cdef class KpSequence:
         return self.ptr.get().isRunning()
 
     def is_init(self):
-        return self.ptr.get().isInit()
+        return not self.destroying and self.ptr.get().isInit()
 
-    def destroy(self):
+    cdef int destroy_now(self) except -1:
         with nogil:
             self.ptr.get().destroy()
+        return 0
 
 
 cdef vector[shared_ptr[kc.Memory]] _kp_memories(list objects) except *:
@@ -181,24 +268,27 @@ cdef dict _kp_properties(kc.DeviceProperties p):
     }
 
 
-cdef class KpManager:
+cdef class KpManager(_KpObject):
     """A kp::Manager."""
     cdef shared_ptr[kc.Manager] ptr
 
     def __cinit__(self, uint32_t device, list families, list extensions):
         cdef vector[uint32_t] family_list = families
         cdef vector[string] extension_list = [name.encode() for name in extensions]
+        self.gate = _KpGate()
         with nogil:
             self.ptr = kc.makeManager(device, family_list, extension_list)
         _check_validation()
 
-    def destroy(self):
+    cdef int destroy_now(self) except -1:
         with nogil:
             self.ptr.get().destroy()
+        return 0
 
     def sequence(self, uint32_t queue_index, uint32_t total_timestamps):
         cdef KpSequence sequence = KpSequence.__new__(KpSequence)
         sequence.ptr = self.ptr.get().sequence(queue_index, total_timestamps)
+        sequence.gate = self.gate
         return sequence
 
     def tensor(self, const uint8_t[::1] data, uint32_t count, uint32_t element_size,
@@ -207,6 +297,7 @@ cdef class KpManager:
         cdef const void* source = &data[0] if data.shape[0] else NULL
         memory.ptr = kc.tensor(self.ptr.get()[0], source, count, element_size, data_type,
                                memory_type)
+        memory.gate = self.gate
         return memory
 
     def image(self, const uint8_t[::1] data, size_t count, uint32_t width, uint32_t height,
@@ -215,6 +306,7 @@ cdef class KpManager:
         cdef const void* source = &data[0] if data.shape[0] else NULL
         memory.ptr = kc.image(self.ptr.get()[0], source, count, width, height, channels,
                               data_type, memory_type)
+        memory.gate = self.gate
         _check_validation()
         return memory
 
@@ -227,6 +319,7 @@ cdef class KpManager:
                                      spirv.shape[0], x, y, z,
                                      _kp_constants(spec, spec_count, spec_type),
                                      _kp_constants(push, push_count, push_type))
+        algorithm.gate = self.gate
         _check_validation()
         return algorithm
 
