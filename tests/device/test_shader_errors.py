@@ -98,6 +98,22 @@ def test_invalid_hand_written_glsl_raises_shader_build_error(context, rng, healt
     healthy(rng)
 
 
+def test_an_annotation_naming_something_undefined_is_refused_naming_the_parameter(
+        context, rng, healthy):
+    # This module's annotations are strings (from __future__ import annotations): evaluated
+    # when decorated, where a bare NameError said nothing of the parameter.
+    def kernel(out: Buff[f32], scale: Const[undefined_type]):  # noqa: F821
+        pass
+
+    with pytest.raises(vd.errors.InvalidTypeError,
+                       match=r"argument 'scale' of 'kernel': its annotation cannot be evaluated "
+                             r"\(name 'undefined_type' is not defined\)"):
+        vd.shader("out.size")(kernel)
+    with pytest.raises(vd.errors.InvalidTypeError, match="argument 'scale' of 'kernel'"):
+        vd.map(kernel)
+    healthy(rng)
+
+
 def test_missing_argument_raises_naming_the_parameter(context, rng, healthy, copy_shader):
     out, src = _buffers(rng)
     with pytest.raises((TypeError, ValueError), match="'v'"):

@@ -9,6 +9,7 @@ from typing import Any, Callable
 from vkdispatch.codegen.builder import ShaderFlags
 from vkdispatch.codegen.tracing import trace
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError, VkDispatchError
+from vkdispatch.shader.annotations import evaluated_signature
 from vkdispatch.shader.shader_function import NO_DEFAULT, ShaderFunction
 
 __all__ = ["shader"]
@@ -28,7 +29,7 @@ def _signature(func: Callable) -> list[tuple[str, Any, Any]]:
             or code.co_posonlyargcount or not isinstance(annotations, dict)
             or any(isinstance(a, str) for a in annotations.values())):
         return [(p.name, p.annotation, p.default)
-                for p in inspect.signature(func, eval_str=True).parameters.values()]
+                for p in evaluated_signature(func).parameters.values()]
     names = code.co_varnames[:code.co_argcount]
     defaults = func.__defaults__ or ()
     first_default = len(names) - len(defaults)

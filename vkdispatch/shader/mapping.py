@@ -9,6 +9,7 @@ from typing import Any, Callable
 from vkdispatch.codegen.functions.control_flow import scope_block
 from vkdispatch.codegen.functions.registers import new_register
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.shader.annotations import evaluated_signature
 
 __all__ = ["MappingFunction", "map"]
 
@@ -39,7 +40,7 @@ def map(func: Callable | None = None, return_type=None, input_types=None):  # no
     ``@vd.map`` or ``vd.map(func, return_type=..., input_types=[...])``."""
     if func is None:
         return lambda f: map(f, return_type, input_types)
-    signature = inspect.signature(func, eval_str=True)
+    signature = evaluated_signature(func)
     if input_types is None:
         input_types = []
         for parameter in signature.parameters.values():
