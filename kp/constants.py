@@ -61,6 +61,12 @@ def _array(call: str, name: str, value) -> np.ndarray:
     except (TypeError, ValueError) as error:
         raise TypeError(f"{call}: {name} must be a list of numbers or a numpy array, got "
                         f"{type(value).__name__} ({error})") from None
+    if not isinstance(value, np.ndarray) and array.ndim != 1:
+        # A scalar or nested lists would become float64 constants, whose bytes a shader's
+        # floats read as garbage (push_consts=2.0 filled a vec2 with (0, 2.0)).
+        shape = "a scalar" if array.ndim == 0 else f"nested lists of shape {array.shape}"
+        raise TypeError(f"{call}: {name} must be a list of numbers or a numpy array, got "
+                        f"{shape} ({value!r:.60})")
     if array.dtype not in TYPE_CODES:
         raise RuntimeError(f"{NO_VALID_DTYPE}: {call}: {name} has dtype {array.dtype}; constants "
                            "take float32, int32, uint32 or float64")

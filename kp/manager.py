@@ -13,6 +13,8 @@ from kp.memory import Image, Tensor
 from kp.native import native as _native
 from kp.sequence import Sequence
 
+_MAX_ELEMENTS = 2**32 - 1  # Kompute counts elements in a uint32_t
+
 
 class Manager:
     """``Manager()``: device 0 with one queue of its first compute family.
@@ -55,14 +57,14 @@ class Manager:
         order)."""
         call = "Manager.tensor"
         kind = arguments.memory_type(call, memory_type, tensor_type)
-        return self._tensor(*host_data.as_float32(call, data), kind)
+        return self._tensor(call, *host_data.as_float32(call, data), kind)
 
     def tensor_t(self, data, memory_type=None, tensor_type=None) -> Tensor:
         """A tensor of ``data``'s dtype: float32, int32, uint32, float64 or bool."""
         call = "Manager.tensor_t"
         kind = arguments.memory_type(call, memory_type, tensor_type)
-        return self._tensor(*host_data.as_typed(call, data, host_data.TENSOR_TYPES, "tensor"),
-                            kind)
+        return self._tensor(call, *host_data.as_typed(call, data, host_data.TENSOR_TYPES,
+                                                      "tensor"), kind)
 
     def image(self, data, width, height, num_channels, memory_type=None) -> Image:
         """A float32 image of ``width`` x ``height`` texels of ``num_channels`` (1, 2 or 4)
@@ -80,7 +82,10 @@ class Manager:
         return self._image(call, *host_data.as_typed(call, data, host_data.IMAGE_TYPES, "image"),
                            (width, height, num_channels), kind)
 
-    def _tensor(self, flat: np.ndarray, data_type, kind) -> Tensor:
+    def _tensor(self, call, flat: np.ndarray, data_type, kind) -> Tensor:
+        if flat.size > _MAX_ELEMENTS:
+            raise ValueError(f"{call}: data has {flat.size} elements; a tensor holds at most "
+                             f"{_MAX_ELEMENTS}")
         native = self._native.tensor(flat.view(np.uint8), flat.size, flat.itemsize,
                                      int(data_type), int(kind))
         return Tensor._wrap(native)

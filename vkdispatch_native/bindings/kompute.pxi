@@ -13,6 +13,8 @@ cimport c_kompute as kc
 
 cnp.import_array()
 
+cdef uint8_t _NO_DATA = 0
+
 
 cdef class _KpGate:
     """The calls on one manager's objects now running without the GIL, and the destroys
@@ -303,7 +305,9 @@ cdef class KpManager(_KpObject):
     def image(self, const uint8_t[::1] data, size_t count, uint32_t width, uint32_t height,
               uint32_t channels, int data_type, int memory_type):
         cdef KpMemory memory = KpMemory.__new__(KpMemory)
-        cdef const void* source = &data[0] if data.shape[0] else NULL
+        # Empty data is data all the same (Kompute then refuses it as too small); NULL would
+        # ask for an image of zeros.
+        cdef const void* source = &data[0] if data.shape[0] else <const void*>&_NO_DATA
         memory.ptr = kc.image(self.ptr.get()[0], source, count, width, height, channels,
                               data_type, memory_type)
         memory.gate = self.gate

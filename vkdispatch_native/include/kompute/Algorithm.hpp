@@ -44,6 +44,10 @@ public:
     }
 
     bool isInit() const noexcept;
+    /// Whether it was made by the Manager of `runtime` (false after destroy()).
+    bool belongsTo(const std::shared_ptr<detail::Runtime>& runtime) const noexcept {
+        return m_runtime != nullptr && m_runtime == runtime;
+    }
     /// Workgroup counts: x == 0 means one per element of the first memory object (`min_size`
     /// without objects); a 0 in y or z means 1. Each count must be at most the device's
     /// maxComputeWorkGroupCount for its axis (InvalidArgumentError, naming both, otherwise).

@@ -45,6 +45,10 @@ public:
     uint32_t dataTypeMemorySize() const noexcept { return m_element_size; }
     /// Bytes: size() * dataTypeMemorySize().
     uint64_t memorySize() const noexcept { return uint64_t(m_size) * m_element_size; }
+    /// Whether it was made by the Manager of `runtime` (false after destroy()).
+    bool belongsTo(const std::shared_ptr<detail::Runtime>& runtime) const noexcept {
+        return m_runtime != nullptr && m_runtime == runtime;
+    }
     uint32_t getX() const noexcept { return m_x; }
     uint32_t getY() const noexcept { return m_y; }
 

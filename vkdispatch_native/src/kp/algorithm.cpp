@@ -64,6 +64,45 @@ void checkMemObjects(const std::vector<std::shared_ptr<Memory>>& mem_objects) {
             throw std::runtime_error("Kompute Algorithm was given a destroyed memory object");
 }
 
+const char* kindName(Memory::Type type) {
+    return type == Memory::Type::eImage ? "an image" : "a tensor";
+}
+
+// What binding i of the shader needs from memory object i: made by this Manager, of the kind
+// the shader declares there (a tensor bound as an image crashed the driver, an image bound as
+// a buffer wrote nothing), and within what a shader may bind of one buffer.
+void checkBindings(const std::vector<std::shared_ptr<Memory>>& mem_objects,
+                   const std::vector<uint32_t>& spirv,
+                   const std::shared_ptr<detail::Runtime>& runtime) {
+    const auto used = detail::usedBindings(spirv, 0);
+    const uint64_t range = runtime->device().info().max_storage_buffer_range;
+    for (size_t i = 0; i < mem_objects.size(); ++i) {
+        const Memory& memory = *mem_objects[i];
+        const std::string which = "tensors: memory object " + std::to_string(i);
+        if (!memory.belongsTo(runtime))
+            throw vkdispatch::InvalidArgumentError(
+                which + " was made by another Manager than the algorithm's");
+        const auto binding = used.find(static_cast<uint32_t>(i));
+        const bool image = memory.type() == Memory::Type::eImage;
+        if (binding != used.end() && image != (binding->second == detail::BindingKind::Image))
+            throw vkdispatch::InvalidArgumentError(
+                which + " is " + kindName(memory.type()) + ", but the shader declares binding " +
+                std::to_string(i) + " as " + (image ? "a buffer" : "an image"));
+        if (!image && memory.memorySize() > range)
+            throw vkdispatch::InvalidArgumentError(
+                which + " holds " + std::to_string(memory.memorySize()) +
+                " bytes, more than the device's maxStorageBufferRange of " +
+                std::to_string(range) + " bytes that a shader can bind");
+    }
+    for (const auto& [binding, kind] : used)
+        if (binding >= mem_objects.size())
+            throw vkdispatch::InvalidArgumentError(
+                "tensors: the shader uses binding " + std::to_string(binding) +
+                " of descriptor set 0, but " + std::to_string(mem_objects.size()) +
+                " tensors or images were given (they take bindings 0 to " +
+                std::to_string(mem_objects.size() - 1) + " in order)");
+}
+
 }  // namespace
 
 bool Algorithm::isInit() const noexcept { return m_pipeline != nullptr; }
@@ -126,13 +165,7 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                 "push_consts: the shader declares " + std::to_string(*declared) +
                 " bytes of push constants, got " + std::to_string(push.size()) +
                 " (the shader would read bytes nobody set)");
-        for (uint32_t binding : detail::usedBindings(spirv, 0))
-            if (binding >= mem_objects.size())
-                throw vkdispatch::InvalidArgumentError(
-                    "tensors: the shader uses binding " + std::to_string(binding) +
-                    " of descriptor set 0, but " + std::to_string(mem_objects.size()) +
-                    " tensors or images were given (they take bindings 0 to " +
-                    std::to_string(mem_objects.size() - 1) + " in order)");
+        checkBindings(mem_objects, spirv, m_runtime);
     }
     auto pipeline = builds ? createPipeline(mem_objects, spirv, specialization,
                                             specialization_size, static_cast<uint32_t>(push.size()))

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kompute/Shader.hpp"
+#include "vkdispatch/errors.hpp"
 
 namespace kp {
 namespace {
@@ -30,6 +31,23 @@ const std::shared_ptr<Algorithm>& rebuilt(const std::vector<std::shared_ptr<Memo
         throw std::runtime_error("Kompute OpMult expected 3 mem objects but got " +
                                  std::to_string(objects.size()));
     if (!algorithm) throw std::runtime_error("Kompute OpMult was given no algorithm");
+    // Its shader multiplies floats, one invocation per element of lhs: other types would be
+    // read as float bits, and a shorter rhs or result read or written past its end.
+    const char* const roles[] = {"lhs", "rhs", "result"};
+    for (size_t i = 0; i < 3; ++i) {
+        const auto& memory = objects[i];
+        if (!memory || !memory->isInit()) continue;  // rebuild names destroyed ones
+        if (memory->type() != Memory::Type::eTensor ||
+            memory->dataType() != Memory::DataTypes::eFloat)
+            throw vkdispatch::InvalidArgumentError(
+                std::string("Kompute OpMult multiplies float tensors: memory object ") +
+                std::to_string(i) + " (" + roles[i] + ") is not a tensor of float type");
+        if (i > 0 && objects[0] && objects[0]->isInit() && memory->size() < objects[0]->size())
+            throw vkdispatch::InvalidArgumentError(
+                std::string("Kompute OpMult: memory object ") + std::to_string(i) + " (" +
+                roles[i] + ") has size " + std::to_string(memory->size()) +
+                ", smaller than lhs's " + std::to_string(objects[0]->size()));
+    }
     algorithm->rebuild(objects, multiplySpirv());
     return algorithm;
 }

@@ -198,8 +198,31 @@ void Sequence::end() {
     s.recorded = true;
 }
 
+namespace {
+
+// Objects of another Manager live on another device (or another VkDevice of the same one):
+// recording them into this sequence's buffer is invalid usage (a crash under the validation
+// layer).
+void checkSameManager(const OpUses& uses, const std::shared_ptr<detail::Runtime>& runtime) {
+    for (size_t i = 0; i < uses.mem_objects.size(); ++i) {
+        const auto& memory = uses.mem_objects[i];
+        if (memory && memory->isInit() && !memory->belongsTo(runtime))
+            throw vkdispatch::InvalidArgumentError(
+                std::string("Kompute Sequence cannot record ") + uses.operation +
+                ": memory object " + std::to_string(i) +
+                " was made by another Manager than the sequence's");
+    }
+    if (uses.algorithm && uses.algorithm->isInit() && !uses.algorithm->belongsTo(runtime))
+        throw vkdispatch::InvalidArgumentError(
+            std::string("Kompute Sequence cannot record ") + uses.operation +
+            ": its algorithm was made by another Manager than the sequence's");
+}
+
+}  // namespace
+
 std::shared_ptr<Sequence> Sequence::record(std::shared_ptr<OpBase> op) {
     if (!op) throw std::runtime_error("Kompute Sequence record was given no operation");
+    if (m_state) checkSameManager(op->uses(), m_state->runtime);
     begin();
     checkCommandsLive();
     checkTimestampRoom();  // before the operation's commands: a refused one leaves no trace

@@ -10,7 +10,8 @@ namespace {
 
 // The SPIR-V opcodes, decorations and storage class this reader needs (SPIR-V spec, section 3).
 enum Op : uint32_t {
-    kOpName = 5, kOpMemberName = 6, kOpEntryPoint = 15, kOpTypeBool = 20, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23,
+    kOpName = 5, kOpMemberName = 6, kOpEntryPoint = 15, kOpTypeBool = 20,
+    kOpTypeImage = 25, kOpTypeSampler = 26, kOpTypeSampledImage = 27, kOpTypeRuntimeArray = 29, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23,
     kOpTypeMatrix = 24, kOpTypeArray = 28, kOpTypeStruct = 30, kOpTypePointer = 32,
     kOpConstant = 43, kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72,
 };
@@ -28,6 +29,7 @@ struct Module {
     std::vector<uint32_t> push_pointers;  // pointer types of PushConstant variables
     std::map<uint32_t, uint32_t> bindings;            // variable id -> Binding
     std::map<uint32_t, uint32_t> sets;                // variable id -> DescriptorSet
+    std::map<uint32_t, uint32_t> variable_types;      // variable id -> its pointer type
     // Every word of an instruction that is neither a name, a decoration, the entry point nor a
     // variable's declaration: the ids (and some literals) the module uses.
     std::set<uint32_t> used;
@@ -42,6 +44,8 @@ Module read(const std::vector<uint32_t>& words) {
         switch (op) {
             case kOpTypeBool: case kOpTypeInt: case kOpTypeFloat: case kOpTypeVector:
             case kOpTypeMatrix: case kOpTypeArray: case kOpTypeStruct: case kOpTypePointer:
+            case kOpTypeImage: case kOpTypeSampler: case kOpTypeSampledImage:
+            case kOpTypeRuntimeArray:
                 m.types[w[1]] = std::vector<uint32_t>(w, w + count);
                 break;
             case kOpConstant:
@@ -49,6 +53,7 @@ Module read(const std::vector<uint32_t>& words) {
                 break;
             case kOpVariable:
                 if (count >= 4 && w[3] == kPushConstant) m.push_pointers.push_back(w[1]);
+                if (count >= 3) m.variable_types[w[2]] = w[1];
                 break;
             case kOpDecorate:
                 if (count >= 4 && w[2] == kArrayStride) m.array_strides[w[1]] = w[3];
@@ -112,6 +117,26 @@ std::optional<uint32_t> sizeOf(const Module& m, uint32_t type,
     }
 }
 
+// An image, sampler or sampled image, or an array of them, is bound as an image; the rest
+// (blocks) as buffers.
+BindingKind kindOf(const Module& m, uint32_t variable) {
+    const auto pointer = m.variable_types.find(variable);
+    if (pointer == m.variable_types.end()) return BindingKind::Buffer;
+    const auto pointer_type = m.types.find(pointer->second);
+    if (pointer_type == m.types.end() || pointer_type->second.size() < 4)
+        return BindingKind::Buffer;
+    uint32_t type = pointer_type->second[3];
+    for (;;) {
+        const auto found = m.types.find(type);
+        if (found == m.types.end()) return BindingKind::Buffer;
+        const uint32_t op = found->second[0] & 0xffff;
+        if (op == kOpTypeImage || op == kOpTypeSampler || op == kOpTypeSampledImage)
+            return BindingKind::Image;
+        if (op != kOpTypeArray && op != kOpTypeRuntimeArray) return BindingKind::Buffer;
+        type = found->second[2];
+    }
+}
+
 }  // namespace
 
 std::optional<uint32_t> declaredPushConstantBytes(const std::vector<uint32_t>& words) {
@@ -127,15 +152,16 @@ std::optional<uint32_t> declaredPushConstantBytes(const std::vector<uint32_t>& w
     return largest;
 }
 
-std::vector<uint32_t> usedBindings(const std::vector<uint32_t>& words, uint32_t set) {
+std::map<uint32_t, BindingKind> usedBindings(const std::vector<uint32_t>& words,
+                                             uint32_t set) {
     const Module m = read(words);
-    std::set<uint32_t> found;
+    std::map<uint32_t, BindingKind> found;
     for (const auto& [variable, binding] : m.bindings) {
         const auto in = m.sets.find(variable);
         if (in != m.sets.end() && in->second == set && m.used.count(variable))
-            found.insert(binding);
+            found[binding] = kindOf(m, variable);
     }
-    return {found.begin(), found.end()};
+    return found;
 }
 
 }  // namespace kp::detail

@@ -4,6 +4,7 @@
 // binding the module uses, is invalid usage (the shader reads bytes nobody set, or a resource
 // nobody bound), which Kompute programs otherwise reach silently.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -14,8 +15,12 @@ namespace kp::detail {
 /// checks nothing). `words` must be valid SPIR-V (see checkSpirv).
 std::optional<uint32_t> declaredPushConstantBytes(const std::vector<uint32_t>& words);
 
+/// What a binding holds: a buffer (storage or uniform) or an image (storage, sampled or a
+/// sampler).
+enum class BindingKind { Buffer, Image };
+
 /// The bindings of descriptor set `set` whose variables some instruction uses (declared but
-/// unused ones need no descriptor), ascending. `words` must be valid SPIR-V.
-std::vector<uint32_t> usedBindings(const std::vector<uint32_t>& words, uint32_t set);
+/// unused ones need no descriptor), with what each holds. `words` must be valid SPIR-V.
+std::map<uint32_t, BindingKind> usedBindings(const std::vector<uint32_t>& words, uint32_t set);
 
 }  // namespace kp::detail

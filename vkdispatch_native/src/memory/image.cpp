@@ -119,8 +119,8 @@ void checkSupported(Device& device, const ImageSpec& spec) {
     if (e.width > m.width || e.height > m.height || e.depth > m.depth ||
         spec.layers > properties.maxArrayLayers)
         throw InvalidArgumentError(
-            "extent: " + std::to_string(e.width) + "x" + std::to_string(e.height) + "x" +
-            std::to_string(e.depth) + " with " + std::to_string(spec.layers) +
+            "extent (width x height x depth): " + std::to_string(e.width) + "x" +
+            std::to_string(e.height) + "x" + std::to_string(e.depth) + " with " + std::to_string(spec.layers) +
             " layer(s) exceeds what device '" + device.info().device_name + "' allows for " +
             what + ": " + std::to_string(m.width) + "x" + std::to_string(m.height) + "x" +
             std::to_string(m.depth) + ", " + std::to_string(properties.maxArrayLayers) +
