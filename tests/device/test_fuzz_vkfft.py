@@ -1268,23 +1268,6 @@ def _real_batches_share_nan() -> None:
 
 
 PINNED = {  # name: (check, what is wrong today)
-    "fft2 of a non-buffer": (_non_buffer_of_fft2, "AttributeError ('NoneType' object has no "
-                             "attribute 'shape'): fft2/ifft2/fft3/ifft3 read buffer.shape first"),
-    "inverse from the buffer itself": (_inverse_from_itself, "refused naming copy()'s "
-                                       "dst_offset/src_offset/count, not input_buffer"),
-    "destroyed input buffer": (_destroyed_input, "the error names 'input' (forward) or 'src' "
-                               "(inverse), not input_buffer"),
-    "inverse from an input past buffer_shape": (
-        _inverse_from_input_past_buffer_shape, "the whole input is copied into the buffer: the "
-        "buffer past buffer_shape is overwritten (the forward transform leaves it alone)"),
-    "destroyed kernel": (_destroyed_kernel, "transpose_kernel2D's error names 'buffer', not "
-                         "kernel"),
-    "float kernel shape": (_float_kernel_shape_after_a_cached_plan, "accepted once a plan of "
-                           "equal int lengths is cached (the cache key compares equal), refused "
-                           "on a cold cache"),
-    "int kernel shape": (_int_kernel_shape, "bare TypeError: 'int' object is not iterable"),
-    "kernel shape beyond the kernel": (_kernel_shape_beyond_the_kernel, "the error names "
-                                       "'buffer' and 'the transform of shape', not kernel"),
     "r2c buffer_shape beyond the buffer": (_r2c_buffer_shape_beyond_the_buffer, "the error names "
                                            "'buffer' and 'the transform of shape'"),
     "r2c buffer_shape of last length 1": (_r2c_buffer_shape_of_last_length_one, "the error names "
@@ -1308,6 +1291,26 @@ PINNED = {  # name: (check, what is wrong today)
                                  "transform: a NaN in one reaches the other"),
 }
 
+FIXED = {  # name: (check, what was wrong): regression tests of defects fixed since
+    "fft2 of a non-buffer": (_non_buffer_of_fft2, "AttributeError ('NoneType' object has no "
+                             "attribute 'shape'): fft2/ifft2/fft3/ifft3 read buffer.shape first"),
+    "inverse from the buffer itself": (_inverse_from_itself, "refused naming copy()'s "
+                                       "dst_offset/src_offset/count, not input_buffer"),
+    "destroyed input buffer": (_destroyed_input, "the error names 'input' (forward) or 'src' "
+                               "(inverse), not input_buffer"),
+    "inverse from an input past buffer_shape": (
+        _inverse_from_input_past_buffer_shape, "the whole input is copied into the buffer: the "
+        "buffer past buffer_shape is overwritten (the forward transform leaves it alone)"),
+    "destroyed kernel": (_destroyed_kernel, "transpose_kernel2D's error names 'buffer', not "
+                         "kernel"),
+    "float kernel shape": (_float_kernel_shape_after_a_cached_plan, "accepted once a plan of "
+                           "equal int lengths is cached (the cache key compares equal), refused "
+                           "on a cold cache"),
+    "int kernel shape": (_int_kernel_shape, "bare TypeError: 'int' object is not iterable"),
+    "kernel shape beyond the kernel": (_kernel_shape_beyond_the_kernel, "the error names "
+                                       "'buffer' and 'the transform of shape', not kernel"),
+}
+
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(
     strict=True, raises=AssertionError, reason=reason)) for name, (_, reason) in PINNED.items()])
@@ -1317,4 +1320,12 @@ def test_pinned_defect(context, rng, context_works, capfd, name):
         check(capfd) if check is _plan_shape_of_2_32_points else check()
     finally:
         capfd.readouterr()  # the 2^32-point plan prints its kernel
+        context_works(rng)
+
+
+@pytest.mark.parametrize("name", FIXED)
+def test_fixed_defect(context, rng, context_works, name):
+    try:
+        FIXED[name][0]()
+    finally:
         context_works(rng)

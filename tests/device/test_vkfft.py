@@ -697,7 +697,7 @@ _ERRORS = {
         TypeError, r"padding: one \(left, right\) pair or None per axis of \(8, 12\), got 5",
         convolve_padded(5)),
     "transpose_kernel2D 4-D shape": (
-        ValueError, "shape: Kernel shape must be 2D or 3D",
+        ValueError, "shape must have 1, 2, or 3 dimensions",
         lambda rng: vd.vkfft.transpose_kernel2D(vd.Buffer((8, 12), vd.complex64),
                                                 shape=(1, 1, 8, 12))),
     "buffer of a closed context": (

@@ -16,7 +16,7 @@ import struct
 from typing import Optional, Tuple
 
 from vkdispatch.base import dtype as dt
-from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
 from vkdispatch.base.context import Context
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
@@ -57,7 +57,7 @@ def _record_scale(graph, buffer: Buffer, factor: float) -> None:
 
 
 def _batched_shape(shape, name: str) -> tuple[int, int, int]:
-    shape = tuple(shape)
+    shape = normalize_shape(shape, name)  # ints (a float equal to one was cached as it)
     if len(shape) == 2:
         shape = (1,) + shape
     if len(shape) != 3:
@@ -72,6 +72,11 @@ def transpose_kernel2D(kernel: Buffer, shape: Tuple[int, ...] = None, graph=None
     _complex_buffer(kernel, "kernel")
     batches, height, width = _batched_shape(shape if shape is not None else kernel.shape,
                                             "shape")
+    needed = batches * height * width * kernel.var_type.item_size
+    if needed > kernel.mem_size:
+        raise InvalidArgumentError(f"kernel: shape {(batches, height, width)} needs {needed} "
+                                   f"bytes of {kernel.var_type.name}; the kernel (shape "
+                                   f"{kernel.shape}) has {kernel.mem_size}")
     config = FFTConfig(kernel._handle, (height, width), kernel_convolution=True,
                        convolution_features=1, num_batches=batches,
                        keep_shader_code=keep_shader_code, fourier_type=kernel.var_type)

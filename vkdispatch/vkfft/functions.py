@@ -20,6 +20,8 @@ __all__ = ["fft", "fft2", "fft3", "ifft", "ifft2", "ifft3", "rfft", "rfft2", "rf
 def _complex_buffer(buffer, name: str) -> Buffer:
     if not isinstance(buffer, Buffer):
         raise InvalidTypeError(f"{name} must be a vd.Buffer, got {type(buffer).__name__}")
+    if buffer.destroyed:
+        raise buffer.unusable_error(name)
     if buffer.var_type not in (dt.complex64, dt.complex128):
         raise InvalidTypeError(f"{name}: VkFFT transforms complex64 or complex128 buffers, got "
                                f"{buffer.var_type.name}")
@@ -56,6 +58,10 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
     identity = not r2c and all(shape[axis] == 1 for axis in axes)
     if input_buffer is not None:
         _complex_buffer(input_buffer, "input_buffer")
+        if input_buffer is buffer:
+            raise InvalidArgumentError("input_buffer: out of place, the input must be another "
+                                       "buffer than buffer (leave input_buffer out to transform "
+                                       "in place)")
         if input_buffer.var_type is not buffer.var_type:
             raise InvalidTypeError(f"input_buffer holds {input_buffer.var_type.name} but buffer "
                                    f"holds {buffer.var_type.name}")
@@ -64,8 +70,9 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
                                        f"buffer's shape {buffer.shape} (complex transforms), got "
                                        f"{input_buffer.shape}")
         if inverse or identity:
-            # VkFFT's inverse reads the buffer it writes: bring the input there first.
-            copy(buffer, input_buffer, graph=graph)
+            # VkFFT's inverse reads the buffer it writes: bring the input there first (as
+            # much of it as the transform covers: the rest of the buffer stays).
+            copy(buffer, input_buffer, count=math.prod(shape), graph=graph)
             input_buffer = None
         else:
             input_shape, input_type = input_buffer.shape, input_buffer.var_type
@@ -106,6 +113,8 @@ def ifft(buffer: Buffer, graph=None, print_shader: bool = False, axis=None,
 
 
 def _need_dims(buffer, at_least: int, exactly: bool = False) -> None:
+    if not isinstance(buffer, Buffer):
+        raise InvalidTypeError(f"buffer must be a vd.Buffer, got {type(buffer).__name__}")
     ndim = len(getattr(buffer, "real_shape", None) or buffer.shape)
     if exactly and ndim != at_least:
         raise InvalidArgumentError(f"Buffer must have {at_least} dimensions (got shape "
