@@ -194,10 +194,16 @@ class CommandGraph(CommandList, DispatchTarget):
         """In immediate mode (a thread's default graph) the calls recorded inside are submitted
         together when it ends: a library operation of several dispatches is one queue
         submission, and its repeats reuse one native recording (they record equal commands).
-        None of them runs when an exception leaves it. On a graph of yours, or nested, it
-        changes nothing."""
+        None of them runs when an exception leaves it. On a graph of yours, or nested, an
+        exception removes what was recorded inside (a transform refused at its second pass
+        left its first recorded, which the next submit ran)."""
         if not (self.submit_on_record and self._reset_on_submit):
-            yield
+            mark = self._mark()
+            try:
+                yield
+            except BaseException:
+                self._roll_back(mark)
+                raise
             return
         self.submit_on_record = False
         try:
@@ -208,6 +214,20 @@ class CommandGraph(CommandList, DispatchTarget):
         finally:
             self.submit_on_record = True
         self.submit()
+
+    def _mark(self) -> tuple:
+        """What recording changes, as it is now (see :meth:`_roll_back`)."""
+        return (len(self._commands), len(self._uniform), dict(self._uniform_offsets),
+                {name: list(keys) for name, keys in self.name_to_pc_key_dict.items()},
+                self._steps)
+
+    def _roll_back(self, mark: tuple) -> None:
+        """Forgets what was recorded since :meth:`_mark` returned ``mark``."""
+        commands, uniform, offsets, names, steps = mark
+        del self._commands[commands:]
+        del self._uniform[uniform:]
+        self._uniform_offsets, self.name_to_pc_key_dict, self._steps = offsets, names, steps
+        self._recorded = False
 
     def record_command(self, command) -> None:
         """Records a command of :mod:`vkdispatch.base.commands` (a copy, fill, update, image
