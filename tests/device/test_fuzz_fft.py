@@ -959,11 +959,6 @@ def known_defect(case: Case, trial: Trial) -> str | None:
     if name == "convolve2D" and kind == "buffer_shape" and BUFFER_SHAPES[label] != "bad" and \
             len(trial.transform_shape) != len(case.shape):
         return "convolve2D_takes_its_axes_from_the_buffer_not_buffer_shape"
-    if name == "convolve2D" and kind == "not_buffer" and label != "numpy":
-        return "convolve2D_of_a_non_buffer_raises_attribute_error"
-    if kind == "kernel" and label == "alias" and \
-            (name == "convolve2D" or trial.kwargs.get("kernel_inner_only")):
-        return "signal_as_its_own_kernel_is_silently_wrong"
     if kind == "types" and label == "complex32" and \
             name in ("irfft", "irfft2", "irfft3", "convolve2DR"):
         return "inverse_real_transforms_fail_to_build_in_complex32"
@@ -1208,8 +1203,7 @@ def test_known_defect_convolve2D_takes_its_axes_from_the_buffer_not_buffer_shape
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_convolve2D_of_a_non_buffer_raises_attribute_error(context, rng):
+def test_fixed_defect_convolve2D_of_a_non_buffer_raises_attribute_error(context, rng):
     kernel = vd.asbuffer(_complex(rng, (4, 16)))
     _assert_all_refused({repr(v): lambda v=v: vd.fft.convolve2D(v, kernel)
                          for v in (None, [1.0], "buffer", 1.5)}, "buffer")
@@ -1227,8 +1221,7 @@ def test_known_defect_input_type_that_is_not_a_dtype_raises_attribute_error(cont
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_signal_as_its_own_kernel_is_silently_wrong(context, rng):
+def test_fixed_defect_signal_as_its_own_kernel_is_silently_wrong(context, rng):
     """The signal buffer passed as the kernel too is neither refused nor right where the
     kernel is read after parts of the buffer were written: ``convolve2D(x, x)`` (its first
     pass, an FFT of ``x`` in place, changes the kernel before the fused pass reads it) and

@@ -235,6 +235,13 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
         if input_map is None and output_map is None:
             _check_in_place_buffer(buffers[0], shape, False)
         position, resolved_type, shader = cached_plan(_convolution_plan, buffers, options)
+        if kernel_map is None and buffers[position] is buffers[0] and \
+                (kernel_inner_only or transposed_kernel):
+            # Lines read kernel values of other lines, which their own stores overwrite.
+            raise InvalidArgumentError("kernel: with kernel_inner_only or transposed_kernel "
+                                       "each line reads the kernel where other lines are "
+                                       "written, so the kernel must be another buffer than "
+                                       "the signal (copy it first)")
         if kernel_map is None:
             _check_kernel_size(buffers[position], shape, axis, transposed_kernel,
                                kernel_inner_only, resolved_type)
@@ -274,6 +281,8 @@ def _convolution_plan(buffers, shape, kernel_map, kernel_num, axis, normalize,
 
 
 def _check_dims(buffer, dims: tuple, what: str) -> None:
+    if not isinstance(buffer, Buffer):
+        raise InvalidTypeError(f"{what} must be a vd.Buffer, got {type(buffer).__name__}")
     if len(buffer.shape) not in dims:
         raise InvalidArgumentError(f"{what} must have 2 or 3 dimensions, got shape "
                                    f"{tuple(buffer.shape)}")
@@ -293,6 +302,10 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
     FFTs take the strided one); with ``transposed_kernel`` or ``kernel_inner_only`` it runs
     along axis -2, the axis :func:`transpose` and the broadcast layout are defined for."""
     _check_dims(buffer, (2, 3), "convolve2D's buffer")
+    if kernel is buffer:
+        raise InvalidArgumentError("kernel: convolve2D transforms buffer in place before it "
+                                   "reads the kernel, so the kernel must be another buffer "
+                                   "(copy it first)")
     last = len(buffer.shape) - 1
     shape = shape_of(buffer_shape, buffer)
     fused = last - 1 if transposed_kernel or kernel_inner_only else last
@@ -336,6 +349,10 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
         raise InvalidTypeError(f"kernel: convolve2DR needs the kernel's rfft2 in a vd.Buffer "
                                f"(an RFFTBuffer, or transposed), or a kernel_map; got "
                                f"{type(kernel).__name__}")
+    if kernel is buffer:
+        raise InvalidArgumentError("kernel: convolve2DR transforms buffer in place before it "
+                                   "reads the kernel, so the kernel must be another buffer "
+                                   "(copy it first)")
     kernel_args = () if kernel_map is not None and kernel is None else (kernel,)
 
     def record() -> None:
