@@ -956,9 +956,6 @@ def known_defect(case: Case, trial: Trial) -> str | None:
         return "input_type_that_is_not_a_dtype_raises_attribute_error"
     if kind == "buffer_shape" and label in ("set", "dict"):
         return "buffer_shape_takes_any_iterable"
-    if name == "convolve2D" and kind == "buffer_shape" and BUFFER_SHAPES[label] != "bad" and \
-            len(trial.transform_shape) != len(case.shape):
-        return "convolve2D_takes_its_axes_from_the_buffer_not_buffer_shape"
     if kind == "types" and label == "complex32" and \
             name in ("irfft", "irfft2", "irfft3", "convolve2DR"):
         return "inverse_real_transforms_fail_to_build_in_complex32"
@@ -1188,8 +1185,7 @@ def _convolve2D_problem(rng, buffer_shape, shape) -> str | None:
     return f"relative error {error:.3g}" if error > 1e-4 else None
 
 
-@KNOWN
-def test_known_defect_convolve2D_takes_its_axes_from_the_buffer_not_buffer_shape(context, rng):
+def test_fixed_defect_convolve2D_takes_its_axes_from_the_buffer_not_buffer_shape(context, rng):
     """The axes come from the buffer's dimensions: a 3-D buffer_shape on a 2-D buffer is
     convolved along the wrong axes (no error); a 2-D one on a 3-D buffer, and a 1-D one, are
     refused with a message about ``axis``, an argument convolve2D does not take."""

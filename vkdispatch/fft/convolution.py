@@ -306,8 +306,12 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
         raise InvalidArgumentError("kernel: convolve2D transforms buffer in place before it "
                                    "reads the kernel, so the kernel must be another buffer "
                                    "(copy it first)")
-    last = len(buffer.shape) - 1
     shape = shape_of(buffer_shape, buffer)
+    if len(shape) not in (2, 3):  # the axes are buffer_shape's (a 3-D one on a 2-D buffer
+        # convolved along the wrong axes)
+        raise InvalidArgumentError(f"buffer_shape must have 2 or 3 dimensions (convolve2D "
+                                   f"works on the last two), got {shape}")
+    last = len(shape) - 1
     fused = last - 1 if transposed_kernel or kernel_inner_only else last
     other = last if fused == last - 1 else last - 1
     first = (buffer, buffer) if input_map is not None else (buffer,)
