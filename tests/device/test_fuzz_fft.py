@@ -956,9 +956,6 @@ def known_defect(case: Case, trial: Trial) -> str | None:
         return "input_type_that_is_not_a_dtype_raises_attribute_error"
     if kind == "buffer_shape" and label in ("set", "dict"):
         return "buffer_shape_takes_any_iterable"
-    if kind == "types" and label == "complex32" and \
-            name in ("irfft", "irfft2", "irfft3", "convolve2DR"):
-        return "inverse_real_transforms_fail_to_build_in_complex32"
     return None
 
 
@@ -1248,8 +1245,7 @@ def test_fixed_defect_signal_as_its_own_kernel_is_silently_wrong(context, rng):
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_inverse_real_transforms_fail_to_build_in_complex32(context, rng):
+def test_fixed_defect_inverse_real_transforms_fail_to_build_in_complex32(context, rng):
     """``compute_type=vd.complex32`` (on a device with fp16) works for every complex transform,
     convolution and forward real transform, but ``irfft``, ``irfft2``, ``irfft3`` and
     ``convolve2DR`` fail while generating the shader ("Cannot set variable of type

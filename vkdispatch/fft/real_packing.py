@@ -87,7 +87,8 @@ def _inverse_input(ctx: FFTContext, buffer, half: int, normalize: bool) -> None:
         even = ((here + mirror) * scale).to_register()
         twiddle = runtime_twiddle(ct, k, 1, 2 * m, 1)
         odd = vc.mult_complex((here - mirror) * scale, twiddle).to_register()
-        sdata.sdata[grid.sdata_index(k, slot)] = even + _times_i(odd)
+        # (a float scale makes complex32 terms complex64: back to the compute type)
+        sdata.sdata[grid.sdata_index(k, slot)] = _cast(ct, even + _times_i(odd))
     sdata.read_from_sdata(ctx.registers, 0)
 
 
