@@ -940,8 +940,6 @@ def known_defect(case: Case, trial: Trial) -> str | None:
                          ("axis", "complex"), ("kernel", "kernel_num=1.0"),
                          ("kernel", "kernel_num=True")}:
         return "cached_plan_accepts_equal_values"
-    if kind == "flags" and FLAG_VALUES[label] == "bad":
-        return "flags_are_not_checked"
     if kind == "signal_range" and label in ("str element", "fraction", "nan", "inf", "object"):
         return "signal_range_elements_are_not_checked"
     if kind == "name" and NAMES[label] == "bad":
@@ -1091,8 +1089,7 @@ def test_known_defect_cached_plan_accepts_equal_values(context, rng):
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_flags_are_not_checked(context, rng):
+def test_fixed_defect_flags_are_not_checked(context, rng):
     """Any object is taken for its truth value (``normalize="False"`` normalises); an array
     raises numpy's bare ValueError."""
     buffer = vd.asbuffer(_complex(rng, (3, 16)))

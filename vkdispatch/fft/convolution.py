@@ -25,8 +25,8 @@ from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
-                                      _validate_map_argument_annotations, cached_plan, fft,
-                                      irfft, one_operation, rfft, shape_of)
+                                      _validate_map_argument_annotations, cached_plan,
+                                      check_flags, fft, irfft, one_operation, rfft, shape_of)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
@@ -227,6 +227,8 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
         raise InvalidArgumentError("At least one buffer must be provided")
     _check_graph(graph)
     shape = shape_of(buffer_shape, buffers[0])
+    check_flags(normalize=normalize, transposed_kernel=transposed_kernel,
+                kernel_inner_only=kernel_inner_only)
     options = (shape, kernel_map, kernel_num, axis, normalize, transposed_kernel,
                kernel_inner_only, input_map, output_map, input_type, output_type, kernel_type,
                compute_type, input_signal_range, name)

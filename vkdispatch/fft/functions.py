@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Optional, Tuple, Union
 
+import numpy as np
+
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.base.context import get_context
@@ -144,6 +146,16 @@ def shape_of(buffer_shape, buffer) -> tuple:
     return normalize_shape(buffer_shape, "buffer_shape")
 
 
+def check_flags(**flags) -> None:
+    """Each flag is a bool (numpy's, or the int 0 or 1, too): any other object was taken for
+    its truth value, so ``normalize="False"`` normalised."""
+    for name, value in flags.items():
+        if value is True or value is False or isinstance(value, np.bool_) or \
+                (type(value) is int and value in (0, 1)):
+            continue
+        raise InvalidTypeError(f"{name} must be a bool, got {value!r}")
+
+
 # -- 1-D ------------------------------------------------------------------------------------
 
 def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: bool = False,
@@ -168,6 +180,7 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
         raise InvalidArgumentError(f"fft() without input_map/output_map works in place on "
                                    f"exactly one buffer, got {len(buffers)}")
     shape = shape_of(buffer_shape, buffers[0])
+    check_flags(inverse=inverse, normalize_inverse=normalize_inverse, r2c=r2c)
     options = (shape, axis, inverse, normalize_inverse, r2c, input_map, output_map, input_type,
                output_type, compute_type, input_signal_range, name)
 
@@ -267,6 +280,8 @@ def _passes(buffers: tuple, axes: list[int], input_map, output_map, **options) -
         raise InvalidArgumentError(f"Buffer must have {wanted} dimensions, got shape "
                                    f"{working.shape}")
     input_type, output_type = options.pop("input_type"), options.pop("output_type")
+    check_flags(**{name: options[name] for name in ("inverse", "normalize_inverse")
+                   if name in options})
 
     def record() -> None:
         for index, axis in enumerate(axes):
