@@ -391,10 +391,8 @@ def _write_data(label: str, spec: Spec, rng):
             return values.reshape(()).item(), values, Expect.lenient("data")
         return values.reshape(-1)[0].item(), None, Expect.bad("data")
     # Bad: wrong sizes, wrong kinds.
-    # KNOWN DEFECT: bytes of the wrong size and ragged lists are refused with messages that
-    # name no argument (pinned below), so they are not drawn here.
-    # KNOWN DEFECT: fractional floats, NaN and out-of-range integers written into int32/uint32
-    # images are converted silently (pinned below), so they are not drawn here.
+    # Bytes of the wrong size, ragged lists, and lossy writes into int32/uint32 images (two
+    # defects, fixed) have their own tests below.
     bad = {"too many": lambda: np.resize(values, size + 1),
            "too few": lambda: values.reshape(-1)[:-1],
            "complex": lambda: values.astype(np.complex64),
@@ -1200,9 +1198,6 @@ def test_sampler_of_a_destroyed_image_is_refused_like_image_sample(context, rng)
     assert_context_works(rng)
 
 
-@pytest.mark.xfail(strict=True, raises=Failed,
-                   reason="Image.write converts fractional floats, NaN and out-of-range "
-                          "integers into integer texels silently (Buffer.write refuses them)")
 @pytest.mark.parametrize("scalar, data", [
     (vd.int32, np.full((2, 3), 2.7)),              # stored as 2
     (vd.int32, np.full((2, 3), np.nan)),           # stored as -2**31
@@ -1210,6 +1205,8 @@ def test_sampler_of_a_destroyed_image_is_refused_like_image_sample(context, rng)
     (vd.uint32, np.full((2, 3), -1, np.int64)),    # stored as 2**32 - 1
 ], ids=["fraction into int32", "nan into int32", "2**40 into int32", "-1 into uint32"])
 def test_lossy_writes_into_integer_images_are_refused(context, rng, scalar, data):
+    """Fixed: Image.write converted these into integer texels silently (Buffer.write refused
+    them)."""
     image = vd.Image2D((2, 3), scalar)
     before = np.arange(1, 7, dtype=SCALARS[scalar.name][1]).reshape(2, 3)
     image.write(before)
@@ -1219,15 +1216,12 @@ def test_lossy_writes_into_integer_images_are_refused(context, rng, scalar, data
     assert_context_works(rng)
 
 
-@pytest.mark.xfail(strict=True, raises=Failed,
-                   reason="Image.write refuses bytes of the wrong size and ragged lists with "
-                          "messages that name no argument")
 @pytest.mark.parametrize("data", [bytes(23), bytes(25), [[1.0], [2.0, 3.0]]],
                          ids=["bytes short", "bytes long", "ragged list"])
 def test_refused_image_data_messages_name_data(context, rng, data):
     image = vd.Image2D((2, 3))  # 24 bytes
     with pytest.raises(ValueError) as info:
-        image.write(data)  # "Image buffer sizes must match! 23 != 24", "Expected array-like..."
+        image.write(data)  # named no argument: "Image buffer sizes must match! 23 != 24"
     if "data" not in str(info.value):
         pytest.fail(f"the message does not name data: {info.value}")
     assert_context_works(rng)

@@ -65,7 +65,7 @@ def test_data_errors_name_both_shapes_or_sizes(context):
     image = vd.Image2D((4, 6))
     with pytest.raises(ValueError, match=r"array_shape \(4, 6\).*got shape \(6, 4, 2\)"):
         image.write(np.ones((6, 4, 2)))
-    with pytest.raises(ValueError, match="Image buffer sizes must match! 95 != 96"):
+    with pytest.raises(ValueError, match="data is 95 bytes; the image holds 96"):
         image.write(bytes(95))
     with pytest.raises(ValueError, match="takes an array of that shape"):
         image.write(np.array(["a"] * 24))

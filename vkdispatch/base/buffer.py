@@ -221,7 +221,7 @@ class Buffer(Handle, Generic[_ArgType]):
                 return pairs.astype(np.float16)
             return np.ascontiguousarray(array, dtype=host)
         if array.dtype.kind in "iu" and host.kind in "iu":
-            _check_integer_range(array, host, var_type)
+            check_integer_range(array, host, f"the {var_type.name} buffer")
         elif not np.can_cast(array.dtype, host, casting="same_kind"):
             raise InvalidTypeError(f"cannot write {array.dtype} data into a {var_type.name} "
                                    f"buffer without losing values; convert it explicitly")
@@ -313,15 +313,16 @@ class Buffer(Handle, Generic[_ArgType]):
                 f"    writable: {self.is_writable}\n    cuda_ptr: {self.cuda_ptr}")
 
 
-def _check_integer_range(array: np.ndarray, host: np.dtype, var_type) -> None:
-    """Integer data converts to any integer buffer type as long as every value fits."""
+def check_integer_range(array: np.ndarray, host: np.dtype, target: str) -> None:
+    """Integer data converts to any integer type as long as every value fits ``target`` (e.g.
+    "the int32 buffer")."""
     if np.can_cast(array.dtype, host, casting="safe") or array.size == 0:
         return
     limits = np.iinfo(host)
     low, high = int(array.min()), int(array.max())
     if low < limits.min or high > limits.max:
         raise InvalidArgumentError(f"data holds values in [{low}, {high}], outside the range of "
-                                   f"the {var_type.name} buffer [{limits.min}, {limits.max}]")
+                                   f"{target} [{limits.min}, {limits.max}]")
 
 
 def asbuffer(array: Any) -> Buffer:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from vkdispatch.base import dtype as dt
+from vkdispatch.base.buffer import check_integer_range
 from vkdispatch.base.context import get_context
 from vkdispatch.base.handle import Handle
 from vkdispatch.base.sampler import AddressMode, BorderColor, Filter, Sampler
@@ -183,20 +184,30 @@ class Image(Handle):
         if isinstance(data, (bytes, bytearray, memoryview)):
             raw = np.frombuffer(data, dtype=np.uint8)
             if raw.size != self.mem_size:
-                raise InvalidArgumentError(f"Image buffer sizes must match! {raw.size} != "
-                                           f"{self.mem_size}")
+                raise InvalidArgumentError(f"data is {raw.size} bytes; the image holds "
+                                           f"{self.mem_size} (mem_size), and bytes must match "
+                                           "it exactly")
             return raw
         if not isinstance(data, np.ndarray):
             try:
                 data = np.asarray(data)
-            except Exception:
-                raise InvalidTypeError("Expected array-like or bytes-like image input, got "
-                                       f"{type(data).__name__}") from None
+            except Exception as error:
+                raise InvalidTypeError(f"data: expected an array of array_shape "
+                                       f"{self.array_shape} or bytes, got "
+                                       f"{type(data).__name__} ({error})") from None
         if data.dtype.kind not in "biuf" or data.size != math.prod(self.array_shape):
             raise InvalidArgumentError(
                 f"data: an image of array_shape {self.array_shape} ({self.dtype.name}) takes "
                 f"an array of that shape, got shape {data.shape} ({data.dtype})")
-        host = np.ascontiguousarray(data, dtype=dt.to_numpy_dtype(self.dtype))
+        host_type = np.dtype(dt.to_numpy_dtype(self.dtype))
+        if host_type.kind in "iu":  # as Buffer.write: no value may change on the way
+            if data.dtype.kind in "iu":
+                check_integer_range(data, host_type, f"the {self.dtype.name} image")
+            elif data.dtype.kind == "f":
+                raise InvalidTypeError(f"data: cannot write {data.dtype} data into a "
+                                       f"{self.dtype.name} image without losing values; "
+                                       "convert it explicitly")
+        host = np.ascontiguousarray(data, dtype=host_type)
         return host.reshape(-1).view(np.uint8)
 
     def sample(self, mag_filter: Filter = Filter.LINEAR, min_filter: Filter = Filter.LINEAR,
