@@ -825,8 +825,7 @@ OFFSET_LABELS = ("next element", "previous element", "next texel", "negative", "
                  "np.int64", "past the end", "2**70", "None", "bool", "image end")
 COUNT_LABELS = ("None", "exact", "one less", "one more", "zero", "negative", "float",
                 "np.int64", "str", "2**70")
-# KNOWN DEFECT: an image -> image copy ignores ``count`` (7, 0, 2**70: all accepted; pinned
-# below), so only counts refused for their type or sign are drawn for it.
+# An image -> image copy's counts of the wrong value (a fixed defect) have their own test.
 IMAGE_COUNT_LABELS = ("None", "negative", "float", "str")
 SHAPE_LABELS = ("wider", "more layers", "more channels", "other scalar", "other kind",
                 "mipmapped")
@@ -860,9 +859,7 @@ def copy_cases(fault: str | None = None):
         direction = draw(st.sampled_from(directions.get(kind, DIRECTIONS)))
         pool = IMAGE_COUNT_LABELS if kind == "count" and direction == "image -> image" else \
             labels.get(kind, (None,))
-        # KNOWN DEFECT: copying an image onto itself is refused only when a graph holding it
-        # is submitted, which then fails at every submit (pinned below): drawn immediate only.
-        use_graph = False if kind == "same image" else draw(st.booleans())
+        use_graph = draw(st.booleans())
         return CopyCase(draw(specs()), direction, kind, draw(st.sampled_from(pool)),
                         draw(st.integers(0, 2)), draw(st.integers(0, 2)), use_graph,
                         draw(st.integers(0, 2**32 - 1)))
@@ -1241,9 +1238,7 @@ def test_lod_bias_beyond_the_device_is_refused_naming_it(context, rng, bias):
     assert_context_works(rng)
 
 
-@pytest.mark.xfail(strict=True, raises=Failed,
-                   reason="an image -> image copy ignores count: any int is accepted")
-@pytest.mark.parametrize("count", [7, 0, 2**70])
+@pytest.mark.parametrize("count", [7, 0, 2**70])  # fixed: any int was accepted
 def test_image_to_image_copy_refuses_a_count_that_is_not_the_image(context, rng, count):
     dst, src = vd.Image2D((3, 5)), vd.Image2D((3, 5))
     src.write(rng.random((3, 5)).astype(np.float32))
@@ -1255,10 +1250,8 @@ def test_image_to_image_copy_refuses_a_count_that_is_not_the_image(context, rng,
     assert_context_works(rng)
 
 
-@pytest.mark.xfail(strict=True, raises=Failed,
-                   reason="copying an image onto itself into a graph is accepted; the graph's "
-                          "every submit then fails ('dst: is the source image itself')")
 def test_self_copy_into_a_graph_is_refused_when_recorded(context, rng):
+    """Fixed: it was accepted, and the graph's every submit then failed."""
     image = vd.Image2D((2, 2))
     graph = vd.CommandGraph()
     try:

@@ -64,7 +64,8 @@ def copy(dst: Buffer | Image, src: Buffer | Image, *, dst_offset: int = 0,
     Images: when ``dst`` or ``src`` is a :class:`vkdispatch.Image`, the whole image moves: from
     or into the packed texels (numpy order, channels last) of a buffer of the image's scalar
     type, starting at the buffer's offset, or into another image of the same shape, layers and
-    texel size. ``count``, when given, must be the buffer elements the image spans. Shaders
+    texel size. ``count``, when given, must be the buffer elements the image spans (between two
+    images, its texels). Shaders
     sampling the image before and after the copy, in the same graph, are ordered around it.
 
     Raises:

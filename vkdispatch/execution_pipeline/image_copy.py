@@ -62,9 +62,19 @@ def copy_image(dst: Image | Buffer, src: Image | Buffer, dst_offset: int, src_of
         offset = _buffer_byte_offset(dst, src, dst_offset, count, "dst")
     elif isinstance(src, Buffer):
         offset = _buffer_byte_offset(src, dst, src_offset, count, "src")
-    elif (dst.extent, dst.layers, dst.block_size) != (src.extent, src.layers, src.block_size):
-        raise InvalidArgumentError(f"dst is a {_describe(dst)} but src a {_describe(src)}; an "
-                                   "image copy needs the same shape, layers and texel size")
+    else:
+        if dst is src:  # refused natively too, but only when a graph holding it is submitted
+            raise InvalidArgumentError("dst: is the source image itself; an image copy needs "
+                                       "another image")
+        if (dst.extent, dst.layers, dst.block_size) != (src.extent, src.layers,
+                                                        src.block_size):
+            raise InvalidArgumentError(f"dst is a {_describe(dst)} but src a {_describe(src)}; "
+                                       "an image copy needs the same shape, layers and texel "
+                                       "size")
+        texels = math.prod(src.array_shape) // src.channels
+        if count is not None and count != texels:
+            raise InvalidArgumentError(f"count: an image copy moves the whole {_describe(src)}"
+                                       f", {texels} texels; got {count}")
     graph = graph_or_global(graph)
     if dst.context is not graph.context or src.context is not graph.context:
         raise InvalidArgumentError("dst and src must belong to the graph's context "
