@@ -15,7 +15,6 @@ after them.
 """
 from __future__ import annotations
 
-import inspect
 import math
 import sys
 import threading
@@ -71,7 +70,6 @@ class ReduceFunction:
         self.map_func = mapping_function
         self.out_type = mapping_function.return_type
         self.input_types = list(mapping_function.buffer_types)
-        self._names = _parameter_names(mapping_function)
         self.group_size = group_size
         self.axes = axes
         self.stage1 = self.stage2 = self.single_pass = None
@@ -121,7 +119,6 @@ class ReduceFunction:
         if not args or not hasattr(args[0], "shape"):
             raise InvalidArgumentError("a reduction needs its input buffer(s) as positional "
                                        "arguments; the first one decides the shape")
-        self._check_inputs(args)
         self.make_stages()
         batches, size = reduction_geometry(args[0].shape, self.axes)
         if size == 0:
@@ -139,16 +136,6 @@ class ReduceFunction:
         repeat_or_record(graph, _repeat_key(self, out, args),
                          lambda: self._record(out, args, batches, size, context, graph))
         return out
-
-    def _check_inputs(self, args: tuple) -> None:
-        """Every input buffer holds at least the bytes of the first, whose shape sets the
-        reduction's (a shorter one was read past its end)."""
-        first = args[0]
-        for arg, name in zip(args[1:], self._names[1:]):
-            if isinstance(arg, Buffer) and arg.mem_size < first.mem_size:
-                raise InvalidArgumentError(
-                    f"argument '{name}' holds {arg.mem_size} bytes; the reduction reads as "
-                    f"many as its first input '{self._names[0]}' has, {first.mem_size}")
 
     def _record(self, out: Buffer, args: tuple, batches: int, size: int, context,
                 graph) -> None:
@@ -232,16 +219,6 @@ class ReduceFunction:
 
 
 _SCALARS = (int, float, bool, complex)
-
-
-def _parameter_names(mapping: MappingFunction) -> list[str]:
-    """The names of the mapping function's parameters, for errors (``#i`` where unknown)."""
-    try:
-        names = list(inspect.signature(mapping.mapping_function).parameters)
-    except (TypeError, ValueError):  # a callable without a signature
-        names = []
-    count = max(len(names), len(mapping.buffer_types), 1)
-    return [names[i] if i < len(names) else f"#{i}" for i in range(count)]
 
 
 def _repeat_key(function, out: Buffer, args: tuple) -> tuple | None:
