@@ -940,20 +940,6 @@ def known_defect(case: Case, trial: Trial) -> str | None:
                          ("axis", "complex"), ("kernel", "kernel_num=1.0"),
                          ("kernel", "kernel_num=True")}:
         return "cached_plan_accepts_equal_values"
-    if kind == "signal_range" and label in ("str element", "fraction", "nan", "inf", "object"):
-        return "signal_range_elements_are_not_checked"
-    if kind == "name" and NAMES[label] == "bad":
-        return "name_is_not_checked"
-    if kind == "kernel" and name != "convolve2DR" and \
-            label in ("numpy", "None", "float", "list", "str"):
-        return "kernel_that_is_not_a_buffer_is_reported_as_kernel_type"
-    if kind == "buffer_count" and label == "two" and name != "fft":
-        return "multi_axis_transforms_ignore_extra_buffers"
-    if kind == "types" and case.fault.param == "input_type" and \
-            label in ("'complex64'", "np.complex64", "int"):
-        return "input_type_that_is_not_a_dtype_raises_attribute_error"
-    if kind == "buffer_shape" and label in ("set", "dict"):
-        return "buffer_shape_takes_any_iterable"
     return None
 
 
@@ -1106,8 +1092,7 @@ def test_fixed_defect_flags_are_not_checked(context, rng):
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_signal_range_elements_are_not_checked(context, rng):
+def test_fixed_defect_signal_range_elements_are_not_checked(context, rng):
     """Elements go through ``int()``: a fraction is truncated, a digit string accepted; NaN,
     infinity and other objects raise bare ValueError/OverflowError/TypeError."""
     buffer = vd.asbuffer(_complex(rng, (3, 16)))
@@ -1117,8 +1102,7 @@ def test_known_defect_signal_range_elements_are_not_checked(context, rng):
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_name_is_not_checked(context, rng):
+def test_fixed_defect_name_is_not_checked(context, rng):
     """A name that is not a str raises a bare TypeError (from the native side, or
     ``unhashable type: 'list'``)."""
     buffer = vd.asbuffer(_complex(rng, (3, 16)))
@@ -1127,8 +1111,7 @@ def test_known_defect_name_is_not_checked(context, rng):
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_kernel_that_is_not_a_buffer_is_reported_as_kernel_type(context, rng):
+def test_fixed_defect_kernel_that_is_not_a_buffer_is_reported_as_kernel_type(context, rng):
     """``convolve(x, kernel)`` with a numpy array (None, a number...) as the kernel says
     ``kernel_type must be one of ... (got None)``: an argument the call did not pass, and a
     value it did not pass."""
@@ -1145,8 +1128,7 @@ def test_known_defect_kernel_that_is_not_a_buffer_is_reported_as_kernel_type(con
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_multi_axis_transforms_ignore_extra_buffers(context, rng):
+def test_fixed_defect_multi_axis_transforms_ignore_extra_buffers(context, rng):
     """``fft(a, b)`` without maps is refused ("exactly one buffer"); ``fft2(a, b)`` (and
     ``ifft2``, ``fft3``, ``ifft3``) transforms ``a`` and ignores ``b``."""
     a, b = vd.asbuffer(_complex(rng, (2, 4, 8))), vd.asbuffer(_complex(rng, (2, 4, 8)))
@@ -1155,8 +1137,7 @@ def test_known_defect_multi_axis_transforms_ignore_extra_buffers(context, rng):
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_buffer_shape_takes_any_iterable(context, rng):
+def test_fixed_defect_buffer_shape_takes_any_iterable(context, rng):
     """A set (its order is not the caller's) or a dict is iterated into a shape."""
     buffer = vd.asbuffer(_complex(rng, (64,)))
     _assert_all_refused({repr(v): lambda v=v: vd.fft.fft(buffer, buffer_shape=v)
@@ -1200,8 +1181,7 @@ def test_fixed_defect_convolve2D_of_a_non_buffer_raises_attribute_error(context,
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_input_type_that_is_not_a_dtype_raises_attribute_error(context, rng):
+def test_fixed_defect_input_type_that_is_not_a_dtype_raises_attribute_error(context, rng):
     """``input_type`` is compared with the output type before it is validated, and the
     message then reads ``.name`` of a str, a numpy type or an int."""
     buffer = vd.asbuffer(_complex(rng, (4, 16)))

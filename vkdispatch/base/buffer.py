@@ -33,6 +33,9 @@ def normalize_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
         return shape  # the common case, without the checks below that name what is wrong
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (int(shape),)
+    if isinstance(shape, (set, frozenset, dict, str, bytes)):  # no order, or not lengths
+        raise InvalidTypeError(f"{what} must be an int or a tuple of ints, got "
+                               f"{type(shape).__name__} {shape!r}")
     try:
         shape = tuple(shape)
     except TypeError:

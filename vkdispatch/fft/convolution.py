@@ -26,7 +26,8 @@ from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
                                       _validate_map_argument_annotations, cached_plan,
-                                      check_flags, fft, irfft, one_operation, rfft, shape_of)
+                                      check_flags, check_name, fft, irfft, one_operation,
+                                      rfft, shape_of)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
@@ -177,7 +178,10 @@ def _resolve_kernel_precision(buffers, kernel_map, kernel_type, position: int):
                                    f"buffer (the kernel is argument {position}; got "
                                    f"{len(buffers)} arguments)")
     kernel = buffers[position]
-    precision = kernel_type or getattr(kernel, "var_type", None)
+    if not isinstance(kernel, Buffer):  # was reported as kernel_type (got None)
+        raise InvalidTypeError(f"kernel: the kernel (argument {position}) must be a vd.Buffer "
+                               f"holding its spectrum, got {type(kernel).__name__}")
+    precision = kernel_type or kernel.var_type
     validate_complex_precision(precision, arg_name="kernel_type")
     if getattr(kernel, "var_type", precision) is not precision:
         raise InvalidTypeError(f"kernel_type={precision.name} does not match the kernel "
@@ -229,6 +233,7 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     shape = shape_of(buffer_shape, buffers[0])
     check_flags(normalize=normalize, transposed_kernel=transposed_kernel,
                 kernel_inner_only=kernel_inner_only)
+    check_name(name)
     options = (shape, kernel_map, kernel_num, axis, normalize, transposed_kernel,
                kernel_inner_only, input_map, output_map, input_type, output_type, kernel_type,
                compute_type, input_signal_range, name)

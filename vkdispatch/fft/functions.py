@@ -80,6 +80,7 @@ def _resolve_input_precision(buffers, input_map, output_map, input_type, output_
         _check_buffer_type(buffers[position], precision, "input_type")
     else:
         precision = input_type or output_precision
+        validate_complex_precision(precision, arg_name="input_type")  # before reading .name
         if precision is not output_precision:
             raise InvalidArgumentError(
                 "input_type must match output_type when input_map is None (default FFT path "
@@ -156,6 +157,13 @@ def check_flags(**flags) -> None:
         raise InvalidTypeError(f"{name} must be a bool, got {value!r}")
 
 
+def check_name(name) -> None:
+    """The shader's name is None or a str (others raised bare errors deep inside)."""
+    if name is not None and type(name) is not str:
+        raise InvalidTypeError(f"name must be a str (the generated shader's name) or None, "
+                               f"got {type(name).__name__} {name!r}")
+
+
 # -- 1-D ------------------------------------------------------------------------------------
 
 def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: bool = False,
@@ -181,6 +189,7 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
                                    f"exactly one buffer, got {len(buffers)}")
     shape = shape_of(buffer_shape, buffers[0])
     check_flags(inverse=inverse, normalize_inverse=normalize_inverse, r2c=r2c)
+    check_name(name)
     options = (shape, axis, inverse, normalize_inverse, r2c, input_map, output_map, input_type,
                output_type, compute_type, input_signal_range, name)
 
@@ -269,6 +278,9 @@ def _passes(buffers: tuple, axes: list[int], input_map, output_map, **options) -
     buffer, or the input buffer that follows the output map's arguments)."""
     if not buffers:
         raise InvalidArgumentError("At least one buffer must be provided")
+    if input_map is None and output_map is None and len(buffers) != 1:  # others were ignored
+        raise InvalidArgumentError(f"without input_map/output_map the transform works in place "
+                                   f"on exactly one buffer, got {len(buffers)}")
     working_index = len(output_map.buffer_types) if output_map is not None else 0
     if working_index >= len(buffers):
         raise InvalidArgumentError("an input buffer argument must be provided after the "

@@ -10,13 +10,15 @@ import functools
 import math
 from typing import Optional, Tuple
 
+import numpy as np
+
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import normalize_shape
 from vkdispatch.fft.config import DeviceLimits, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, real_hooks
 from vkdispatch.fft.real_packing import can_pack, packed_real_shader
-from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.shader.shader_function import ShaderFunction
 
 __all__ = ["make_fft_shader", "get_cache_info", "fft_cache_clear", "signal_range_of"]
@@ -28,6 +30,11 @@ def signal_range_of(signal_range, n: int) -> Tuple[int, int]:
     if not isinstance(signal_range, tuple) or len(signal_range) != 2:
         raise InvalidArgumentError(f"input_signal_range must be a (start, end) tuple, got "
                                    f"{signal_range!r}")
+    for bound in signal_range:  # int() truncated 2.5, took "1" and raised bare on NaN
+        if bound is not None and (isinstance(bound, bool) or
+                                  not isinstance(bound, (int, np.integer))):
+            raise InvalidTypeError(f"input_signal_range {signal_range!r}: start and end must "
+                                   f"be ints or None, got {bound!r}")
     start = 0 if signal_range[0] is None else int(signal_range[0])
     end = n if signal_range[1] is None else int(signal_range[1])
     if not 0 <= start <= end <= n:
