@@ -1284,14 +1284,14 @@ PINNED = {  # name: (check, what is wrong today)
                                                 "ValueError names no argument"),
     "record into None": (_record_into_none, "AttributeError: no attribute 'record_command'"),
     "record of None": (_record_of_none, "AttributeError: no attribute 'mem_size'"),
-    "real batches paired: precision": (_real_batches_paired, "two real batches run as one "
-                                       "complex transform: the smaller one gets the larger "
-                                       "one's rounding errors (3.6e-2 relative)"),
-    "real batches paired: NaN": (_real_batches_share_nan, "two real batches run as one complex "
-                                 "transform: a NaN in one reaches the other"),
 }
 
 FIXED = {  # name: (check, what was wrong): regression tests of defects fixed since
+    "real batches paired: NaN": (_real_batches_share_nan, "two real batches run as one complex "
+                                 "transform: a NaN in one reaches the other"),
+    "real batches paired: precision": (_real_batches_paired, "two real batches run as one "
+                                       "complex transform: the smaller one gets the larger "
+                                       "one's rounding errors (3.6e-2 relative)"),
     "fft2 of a non-buffer": (_non_buffer_of_fft2, "AttributeError ('NoneType' object has no "
                              "attribute 'shape'): fft2/ifft2/fft3/ifft3 read buffer.shape first"),
     "inverse from the buffer itself": (_inverse_from_itself, "refused naming copy()'s "

@@ -23,6 +23,12 @@ def _verified(entry: bytes | None) -> bytes | None:
     return entry if entry and len(entry) % 4 == 0 else None
 
 
+# Kernels saved by an earlier build that configured VkFFT otherwise must not load: raised
+# whenever vkfft_application.cpp (describeTransform, ...) changes what VkFFT generates.
+# 2: real transforms keep batch lines apart (disableMergeSequencesR2C).
+CONFIGURATION_REVISION = 2
+
+
 class FFTPlan(Handle):
     """A VkFFT plan built from ``geometry``: the keyword arguments of the native plan
     (``dimensions``, ``size`` and ``omitted`` in VkFFT's order, ``batches``,
@@ -39,8 +45,9 @@ class FFTPlan(Handle):
         version = self.context.native_module.vkfft_version()
         paths = []
         for info in self.context.device_infos:
-            identity = b"%d|%d|%d|%s|" % (version, info.driver_version, info.device_id,
-                                          (info.uuid or b"").hex().encode())
+            identity = b"%d|%d|%d|%d|%s|" % (version, CONFIGURATION_REVISION,
+                                             info.driver_version, info.device_id,
+                                             (info.uuid or b"").hex().encode())
             paths.append(entry_path("vkfft", hashlib.sha256(identity + key).hexdigest()))
         return paths
 
