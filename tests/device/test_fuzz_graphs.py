@@ -19,9 +19,8 @@ Faults are parameters, so each is drawn in every run; the ``slow`` variants draw
 together, many more times. The two shaders are defined once, here; buffers are small (1-130
 elements, around the local size of 64).
 
-Defects the fuzzing found are pinned at the end as strict xfails (they pass once fixed, and the
-xfail then fails, so the draws they need can come back into the fuzz); the draws that trigger
-them are left out of the strategies, each where a ``KNOWN DEFECT`` comment says.
+The two defects the fuzzing found (set_var values a Var cannot hold, unhashable names) are
+fixed; tests at the end pin them.
 """
 # No `from __future__ import annotations`: the shaders below annotate with module names.
 import math
@@ -292,9 +291,9 @@ INSTANCE_COUNTS = {"None": (None, 1, "ok"), "np.int64(2)": (np.int64(2), 2, "len
                        "[2]": [2], "2**32": 2**32, "2**64": 2**64, "nan": math.nan}.items()}}
 QUEUE_INDICES = ("count", "count+3", "-3", "2.5", "'0'", "True", "None", "2**70", "np.int64")
 # Values for set_var, per type of the name: (value, Expect kind, what the model uses).
-# KNOWN DEFECT: values that set_var takes but the submit cannot pack (a float32 beyond its
-# range; for int32 fractions, NaN, floats at all, values beyond int32) fail only at submit,
-# naming the generated member 'var0' (pinned below), so they are not drawn.
+# Values a Var cannot hold (a float32 beyond its range; for int32 fractions, NaN, floats at
+# all, values beyond int32) were taken by set_var and refused at submit (a fixed defect): the
+# test at the end covers them.
 SET_VALUES = {
     "f32": {"nan": (math.nan, "ok"), "inf": (math.inf, "ok"), "-inf": (-math.inf, "ok"),
             "np.float32": (np.float32(1.5), "ok"), "np.float64": (np.float64(-0.75), "ok"),
@@ -982,19 +981,14 @@ def test_fuzz_copies_long(context, elsewhere, monkeypatch, context_works, case):
     check_copy(case, context, elsewhere, monkeypatch, context_works)
 
 
-# -- defects the fuzzing found, pinned (strict xfails: they fail once the defect is fixed) -------
-
-Failed = pytest.fail.Exception  # what pytest.raises raises when nothing was raised
+# -- defects the fuzzing found, fixed --------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, raises=Failed,
-                   reason="set_var takes values its Var cannot hold; the submit then refuses "
-                          "them naming the generated member ('Var 'var0': ...'), not the bound "
-                          "name or the shader's argument")
 @pytest.mark.parametrize("name, value", [
     ("n", 2.5), ("n", 2.0), ("n", 2**31), ("n", math.nan), ("n", np.float32(3.0)),
     ("k", 1e39), ("k", np.float64(-1e300)), ("b", [1e39, 1.0])], ids=repr)
 def test_set_var_values_its_var_cannot_hold_are_refused_naming_it(context, rng, name, value):
+    """Fixed: set_var took them, and the submit refused them naming a generated member."""
     start_f, start_i = random_floats(rng, 70), random_array(rng, (70,), np.int32)
     x, y, ints = vd.asbuffer(start_f), vd.asbuffer(random_floats(rng, 70)), vd.asbuffer(start_i)
     graph = vd.CommandGraph()
@@ -1013,10 +1007,9 @@ def test_set_var_values_its_var_cannot_hold_are_refused_naming_it(context, rng, 
         graph.destroy()
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="set_var with an unhashable name raises a bare TypeError")
 @pytest.mark.parametrize("name", [["k"], {"k": 1}], ids=["list", "dict"])
 def test_set_var_with_an_unhashable_name_raises_our_error(context, name):
+    """Fixed: a bare TypeError."""
     graph = vd.CommandGraph()
     try:
         with pytest.raises(errors.VkDispatchError, match="name|bound"):

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from vkdispatch.base import dtype as dt
-from vkdispatch.base.buffer import Buffer
+from vkdispatch.base.buffer import Buffer, check_integer_range
 from vkdispatch.base.command_list import CommandList, normalize_blocks
 from vkdispatch.base.commands import Command, Dispatch
 from vkdispatch.base.descriptor_cache import DescriptorSetCache
@@ -305,6 +305,9 @@ class CommandGraph(CommandList, DispatchTarget):
     def set_var(self, name: str, value) -> None:
         """Sets every ``Var`` slot bound to ``name`` for the following submits. With
         ``instance_count > 1`` the value may hold one entry per instance."""
+        if not isinstance(name, str):
+            raise InvalidTypeError(f"set_var('{name}'): name must be the str given to "
+                                   f"bind_var, got {type(name).__name__}")
         if name not in self.name_to_pc_key_dict:
             raise InvalidArgumentError(f"Variable not bound! '{name}' was never passed as "
                                        f"graph.bind_var('{name}') to a recorded call")
@@ -325,6 +328,7 @@ class CommandGraph(CommandList, DispatchTarget):
             if array.size % single:
                 raise InvalidArgumentError(f"set_var('{name}'): a {element.dtype.name} takes "
                                            f"{single} value(s) per instance, got {array.size}")
+            _check_var_values(name, array, element.dtype)
 
     def _element_of(self, index: int, member: str):
         return next(e for e in self._commands[index].pc_packer.structure if e.name == member)
@@ -573,3 +577,21 @@ class CommandGraph(CommandList, DispatchTarget):
         if self._uniform_buffer is not None:
             self._uniform_buffer.destroy()
         super()._release()
+
+
+def _check_var_values(name: str, array: np.ndarray, var_type) -> None:
+    """Every value must reach the Var unchanged, as in Buffer.write: an int Var takes ints in
+    its range, a float Var values within its type's range (NaN and infinities too). The submit
+    refused the others later, naming a generated member."""
+    host = np.dtype(dt.host_numpy_dtype(var_type))
+    if host.kind in "iu":
+        if array.dtype.kind in "fc":
+            raise InvalidTypeError(f"set_var('{name}'): a {var_type.name} Var takes ints, got "
+                                   f"{array.dtype} values")
+        if array.dtype.kind in "iu":
+            check_integer_range(array, host, f"the {var_type.name} Var '{name}'")
+    elif host.kind == "f" and array.dtype.kind in "iuf" and array.size:
+        finite = np.abs(array[np.isfinite(array)].astype(np.float64))
+        if finite.size and finite.max() > np.finfo(host).max:
+            raise InvalidArgumentError(f"set_var('{name}'): {finite.max():g} is beyond the "
+                                       f"range of a {var_type.name} Var")
