@@ -19,9 +19,7 @@ Every kind of fault is a parameter, so each is drawn in every run; the ``slow`` 
 all of them together, many more times. Shapes are small (1-9 texels an axis) and the three
 sampling shaders are defined once, here.
 
-Defects the fuzzing found are pinned at the end as strict xfails (they pass once fixed, and
-the xfail then fails, so the draws they need can come back into the fuzz): the draws that
-trigger them are left out of the strategies above, each where a ``KNOWN DEFECT`` comment says.
+The defects the fuzzing found are fixed; regression tests at the end pin them.
 """
 # No `from __future__ import annotations`: the shaders below annotate with module names.
 import math
@@ -188,8 +186,8 @@ def assert_holds(image, expected: np.ndarray, what: str, replicas=None) -> None:
 CONSTRUCT_FAULTS = ("none", "keywords", "shape", "layers", "dtype", "channels", "mipmaps")
 
 # label -> (corrupt one axis of the shape (or build a new one), Expect). The axis is drawn.
-# KNOWN DEFECT: an extent of 2**32 or more raises a bare OverflowError (see the pins below),
-# so "beyond the device" stops at 2**16.
+# "beyond the device" stops at 2**16; extents of 2**32 or more (a fixed defect) are tested at
+# the end.
 SHAPE_FAULTS = {
     "numpy ints": (lambda ext, a: tuple(np.int64(e) for e in ext), Expect.ok()),
     "zero": (lambda ext, a: _replace(ext, a, 0), Expect.bad(*SHAPE_NAMES)),
@@ -279,11 +277,6 @@ def check_constructor(case: ConstructCase, context, context_works) -> None:
         elif spec.kind == "1d" and label not in ("None", "list", "array", "fewer axes",
                                                  "more axes", "four axes"):
             shape = shape[0]  # the bad value itself, not a tuple holding it
-        if label == "beyond the device":
-            # KNOWN DEFECT: with mip levels, an extent beyond the device is refused as
-            # "mip_levels: 17 levels; ... allows 1..15", naming neither shape nor extent
-            # (pinned below): drawn without them.
-            mipmaps = False
     elif fault == "layers":
         layers, expect = LAYER_FAULTS[label]
     elif fault == "dtype":
@@ -550,8 +543,7 @@ OTHER_ENUM = {"mag_filter": vd.AddressMode.REPEAT, "min_filter": vd.BorderColor.
               "border_color": vd.Filter.NEAREST}
 # Level-of-detail values: (value, what the sampler uses, kind). The bias stays within 2, the
 # least maxSamplerLodBias Vulkan allows.
-# KNOWN DEFECT: a bias beyond the device's maxSamplerLodBias (16 on lavapipe), or beyond what
-# a float32 holds, reaches vkCreateSampler unchecked (pinned below), so it is not drawn.
+# A bias beyond the device's maxSamplerLodBias (a fixed defect) is tested at the end.
 LOD_VALUES = {
     "0": (0, 0.0, "ok"), "0.0": (0.0, 0.0, "ok"), "0.5": (0.5, 0.5, "ok"),
     "-0.5": (-0.5, -0.5, "ok"), "1": (1, 1.0, "ok"), "2": (2.0, 2.0, "ok"),
@@ -1155,14 +1147,10 @@ def test_fuzz_image_copies_long(context, elsewhere, context_works, case):
     check_copy(case, context, elsewhere, context_works)
 
 
-# -- defects the fuzzing found, pinned (strict xfails: they fail once the defect is fixed) -------
-
-DEBUG = os.environ.get("VKDISPATCH_DEBUG", "") not in ("", "0")
-Failed = pytest.fail.Exception  # what pytest.raises raises when nothing was raised
+# -- defects the fuzzing found, fixed: regression tests -------------------------------------
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError,
-                   reason="an extent of 2**32 or more escapes as a bare OverflowError")
+# Fixed: an extent of 2**32 or more escaped as a bare OverflowError.
 @pytest.mark.parametrize("make", [lambda: vd.Image1D(2**32, vd.float32),
                                   lambda: vd.Image2D((2**33, 1)),
                                   lambda: vd.Image3D((1, 1, 2**70))],
@@ -1173,9 +1161,8 @@ def test_extent_beyond_32_bits_is_refused_naming_the_shape(context, rng, make):
     assert_context_works(rng)
 
 
-@pytest.mark.xfail(strict=True, raises=Failed,
-                   reason="with mip levels, an extent beyond the device is refused naming "
-                          "mip_levels (computed from the shape), not the shape or extent")
+# Fixed: with mip levels, an extent beyond the device was refused naming mip_levels
+# (computed from the shape), not the shape or extent.
 def test_extent_beyond_the_device_with_mip_levels_names_the_extent(context, rng):
     with pytest.raises(errors.InvalidArgumentError) as info:
         vd.Image1D(2**16, vd.float32, enable_mipmaps=True)  # "mip_levels: 17 levels; ..."
@@ -1184,9 +1171,8 @@ def test_extent_beyond_the_device_with_mip_levels_names_the_extent(context, rng)
     assert_context_works(rng)
 
 
-@pytest.mark.xfail(strict=True, raises=errors.InvalidStateError,
-                   reason="vd.Sampler(destroyed image) raises the native InvalidStateError 'the "
-                          "image was closed' (a RuntimeError), unlike image.sample()")
+# Fixed: vd.Sampler(destroyed image) raised the native InvalidStateError 'the image was
+# closed' (a RuntimeError), unlike image.sample().
 def test_sampler_of_a_destroyed_image_is_refused_like_image_sample(context, rng):
     image = vd.Image2D((3, 4))
     image.destroy()
@@ -1224,12 +1210,8 @@ def test_refused_image_data_messages_name_data(context, rng, data):
     assert_context_works(rng)
 
 
-@pytest.mark.skipif(DEBUG, reason="the validation layer reports it (as an error logged and a "
-                                  "ValidationError), which is the defect itself")
-@pytest.mark.xfail(strict=True, raises=Failed,
-                   reason="a mip_lod_bias beyond the device's maxSamplerLodBias, or beyond "
-                          "float32, reaches vkCreateSampler unchecked (VUID-VkSamplerCreateInfo-"
-                          "mipLodBias-01069)")
+# Fixed: a mip_lod_bias beyond the device's maxSamplerLodBias, or beyond float32, reached
+# vkCreateSampler unchecked (VUID-VkSamplerCreateInfo-mipLodBias-01069).
 @pytest.mark.parametrize("bias", [1e9, 1e39], ids=["1e9", "1e39 (inf as float32)"])
 def test_lod_bias_beyond_the_device_is_refused_naming_it(context, rng, bias):
     image = vd.Image2D((3, 4))

@@ -119,7 +119,7 @@ def test_image_copy_errors_name_the_argument(context):
         vd.copy(image, vd.Buffer((40,), vd.float32), count=8)
     with pytest.raises(ValueError, match="dst_offset=2: an image is copied whole"):
         vd.copy(image, vd.Buffer((32,), vd.float32), dst_offset=2)
-    with pytest.raises(ValueError, match="needs the same shape, layers and texel size"):
+    with pytest.raises(ValueError, match="needs the same kind, shape, layers and texel size"):
         vd.copy(image, vd.Image2D((4, 4)))
     with pytest.raises(ValueError, match="is the source image itself"):
         vd.copy(image, image)

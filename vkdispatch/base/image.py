@@ -112,6 +112,9 @@ def _check_shape(shape: Any) -> tuple[int, ...]:
                                        f"{extent!r}")
         if extent < 1:
             raise InvalidArgumentError(f"shape[{axis}] must be at least 1, got {extent}")
+        if extent > 0xFFFFFFFF:  # Vulkan's extents are 32-bit (was a bare OverflowError)
+            raise InvalidArgumentError(f"shape[{axis}] = {extent} exceeds 2**32 - 1, more than "
+                                       "any device's image extent")
     return tuple(int(e) for e in shape)
 
 

@@ -54,6 +54,8 @@ class Sampler(Handle):
 
         if not isinstance(image, Image):
             raise InvalidTypeError(f"image must be a vd.Image, got {type(image).__name__}")
+        if image.destroyed:  # as image.sample() says it (the native check said 'closed')
+            raise image.unusable_error("image")
         for name, value in (("mip_lod_bias", mip_lod_bias), ("min_lod", min_lod),
                             ("max_lod", max_lod)):
             if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -66,11 +66,13 @@ def copy_image(dst: Image | Buffer, src: Image | Buffer, dst_offset: int, src_of
         if dst is src:  # refused natively too, but only when a graph holding it is submitted
             raise InvalidArgumentError("dst: is the source image itself; an image copy needs "
                                        "another image")
-        if (dst.extent, dst.layers, dst.block_size) != (src.extent, src.layers,
-                                                        src.block_size):
+        # The same kind too: Vulkan copies a 1-D image only into a 1-D one (a 1-D and a 2-D
+        # image of one texel row reached the driver: VUID-vkCmdCopyImage-srcImage-07743).
+        if (type(dst), dst.extent, dst.layers, dst.block_size) != \
+                (type(src), src.extent, src.layers, src.block_size):
             raise InvalidArgumentError(f"dst is a {_describe(dst)} but src a {_describe(src)}; "
-                                       "an image copy needs the same shape, layers and texel "
-                                       "size")
+                                       "an image copy needs the same kind, shape, layers and "
+                                       "texel size")
         texels = math.prod(src.array_shape) // src.channels
         if count is not None and count != texels:
             raise InvalidArgumentError(f"count: an image copy moves the whole {_describe(src)}"

@@ -1,5 +1,6 @@
 #include "vkdispatch/sampler.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "vkdispatch/atomic_max.hpp"
@@ -26,6 +27,13 @@ Sampler::Sampler(Context& context, const SamplerSpec& spec)
     info.maxLod = spec.max_lod;
     info.borderColor = spec.border_color;
     for (const auto& device : context.devices()) {
+        VkPhysicalDeviceProperties properties;
+        vkGetPhysicalDeviceProperties(device->physical(), &properties);
+        if (!(std::fabs(spec.mip_lod_bias) <= properties.limits.maxSamplerLodBias))
+            throw InvalidArgumentError(
+                "mip_lod_bias: " + std::to_string(spec.mip_lod_bias) + " is beyond device '" +
+                device->info().device_name + "'s maxSamplerLodBias of " +
+                std::to_string(properties.limits.maxSamplerLodBias));
         if (spec.address_mode == VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE &&
             !device->mirrorClampToEdge())
             throw InvalidArgumentError("address_mode: device '" + device->info().device_name +

@@ -108,23 +108,25 @@ void checkSupported(Device& device, const ImageSpec& spec) {
                                    "' cannot make images of " + what + "; it offers " +
                                    alternatives(device, spec));
     VK_CHECK(result, "querying the image format properties of " + what);
-    if (spec.mip_levels < 1 || spec.mip_levels > properties.maxMipLevels ||
-        spec.mip_levels > fullMipLevels(spec.extent))
-        throw InvalidArgumentError("mip_levels: " + std::to_string(spec.mip_levels) +
-                                   " levels; " + what + " allows 1.." +
-                                   std::to_string(std::min(properties.maxMipLevels,
-                                                           fullMipLevels(spec.extent))));
     const VkExtent3D& e = spec.extent;
     const VkExtent3D& m = properties.maxExtent;
     if (e.width > m.width || e.height > m.height || e.depth > m.depth ||
         spec.layers > properties.maxArrayLayers)
         throw InvalidArgumentError(
             "extent (width x height x depth): " + std::to_string(e.width) + "x" +
-            std::to_string(e.height) + "x" + std::to_string(e.depth) + " with " + std::to_string(spec.layers) +
+            std::to_string(e.height) + "x" + std::to_string(e.depth) + " with " +
+            std::to_string(spec.layers) +
             " layer(s) exceeds what device '" + device.info().device_name + "' allows for " +
             what + ": " + std::to_string(m.width) + "x" + std::to_string(m.height) + "x" +
             std::to_string(m.depth) + ", " + std::to_string(properties.maxArrayLayers) +
             " layer(s)");
+    // After the extent: the levels a mipmapped image gets follow from it.
+    if (spec.mip_levels < 1 || spec.mip_levels > properties.maxMipLevels ||
+        spec.mip_levels > fullMipLevels(spec.extent))
+        throw InvalidArgumentError("mip_levels: " + std::to_string(spec.mip_levels) +
+                                   " levels; " + what + " allows 1.." +
+                                   std::to_string(std::min(properties.maxMipLevels,
+                                                           fullMipLevels(spec.extent))));
 }
 
 }  // namespace
