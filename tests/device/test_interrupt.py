@@ -183,7 +183,8 @@ def test_ctrl_c_in_a_loop_of_heavy_graph_submissions_ends_the_process_promptly(c
         process.kill()
         process.wait()
     assert "KeyboardInterrupt" in errors, errors
-    assert took < 10, f"the process took {took:.1f} s to exit after Ctrl-C"
+    # (0.1 s on lavapipe; under the validation layer each submission runs slower)
+    assert took < 30, f"the process took {took:.1f} s to exit after Ctrl-C"
 
 
 @pytest.mark.parametrize("wait", [0, 1])

@@ -1489,3 +1489,18 @@ def test_fixed_defect_a_tensor_beyond_max_storage_buffer_range_is_refused_by_alg
         mgr.algorithm([big, mgr.tensor_t(np.ones(limit // 4 + 1024, np.float32))], DOUBLE,
                       (1, 1, 1))
     assert_manager_works(mgr, rng)
+
+
+def test_fixed_defect_op_copy_onto_its_own_source_keeps_it(mgr, rng):
+    # Was recorded as an overlapping vkCmdCopyBuffer (VUID-vkCmdCopyBuffer-pRegions-00117,
+    # which the debug run reports) and a memcpy of a buffer onto itself.
+    data, other = nonzero(rng, 16), nonzero(rng, 16)
+    source, target = mgr.tensor(data), mgr.tensor(other)
+    mgr.sequence().eval(kp.OpSyncDevice([source, target]))
+    mgr.sequence().eval(kp.OpCopy([source, source, target]))
+    np.testing.assert_array_equal(source.data(), data)
+    np.testing.assert_array_equal(target.data(), data)
+    source.data()[:] = other  # the device copy holds data still
+    mgr.sequence().eval(kp.OpSyncLocal([source]))
+    np.testing.assert_array_equal(source.data(), data)
+    assert_manager_works(mgr, rng)

@@ -96,6 +96,9 @@ void OpCopy::record(const vk::CommandBuffer& cb) {
     afterEarlierWork(cb, *m_mem_objects[0], vk::AccessFlagBits::eTransferRead,
                      vk::PipelineStageFlagBits::eTransfer);
     for (size_t i = 1; i < m_mem_objects.size(); ++i) {
+        // A copy onto the source itself leaves it as it is (and overlapping regions are
+        // invalid usage: VUID-vkCmdCopyBuffer-pRegions-00117).
+        if (m_mem_objects[i] == m_mem_objects[0]) continue;
         afterEarlierWork(cb, *m_mem_objects[i], vk::AccessFlagBits::eTransferWrite,
                          vk::PipelineStageFlagBits::eTransfer);
         m_mem_objects[i]->recordCopyFrom(cb, m_mem_objects[0]);
@@ -107,7 +110,9 @@ void OpCopy::postEval(const vk::CommandBuffer&) {
     if (source->memoryType() == Memory::MemoryTypes::eStorage || !source->isInit()) return;
     for (size_t i = 1; i < m_mem_objects.size(); ++i) {
         const auto& target = m_mem_objects[i];
-        if (target->memoryType() == Memory::MemoryTypes::eStorage || !target->isInit()) continue;
+        if (target == source || target->memoryType() == Memory::MemoryTypes::eStorage ||
+            !target->isInit())
+            continue;
         std::memcpy(target->rawData(), source->rawData(), source->memorySize());
     }
 }
