@@ -23,9 +23,9 @@ from small pools and buffers are pooled per shape (a plan keeps the applications
 it ran on). Each test is parametrized over what is wrong, so that every kind of fault is drawn in
 every run; the ``slow`` variants draw any two faults together, many more times.
 
-Defects found by this fuzzing are pinned at the end by ``xfail(strict=True)`` tests that assert
-the behaviour the rest of the module expects; the strategies leave those inputs out until they
-are fixed (a fixed one then fails as XPASS: move it back into the draws).
+The defects this fuzzing found are fixed; regression tests at the end (FIXED) pin each. The
+strategies still leave their inputs out where a comment says "left out while pinned": the
+tests at the end cover them.
 """
 from __future__ import annotations
 
@@ -1132,9 +1132,8 @@ def test_fuzz_convolutions_long(context_works, case):
     check_conv_case(case, context_works)
 
 
-# -- defects this fuzzing found, pinned until they are fixed ----------------------------------
-# Each test asserts what the fuzz tests above expect, and fails today (strict xfail): a fix
-# makes it pass (XPASS fails the run), and its inputs then go back into the strategies.
+# -- defects this fuzzing found, fixed: regression tests -------------------------------------
+# Each asserts what the fuzz tests above expect.
 
 def outcome(call, *names) -> tuple[bool, Any]:
     """``attempt`` outside a hypothesis test (which records no events): whether ``call``
@@ -1220,7 +1219,10 @@ def _plan_shape_none() -> None:
 
 
 def _plan_shape_numpy_int() -> None:
-    refused_naming(lambda: vd.vkfft.VkFFTPlan(np.int64(8)), "shape")
+    """A numpy integer is a length like an int (it raised a bare TypeError)."""
+    passed, plan = outcome(lambda: vd.vkfft.VkFFTPlan(np.int64(8)), "shape")
+    assert passed and plan.shape == (8,), "VkFFTPlan(np.int64(8)) is the plan of (8,)"
+    plan.destroy()
 
 
 def _plan_shape_of_2_32_points(capfd) -> None:
@@ -1267,26 +1269,23 @@ def _real_batches_share_nan() -> None:
     assert np.isfinite(buffer.read_fourier(0)[1]).all(), "row 0's NaN reached row 1"
 
 
-PINNED = {  # name: (check, what is wrong today)
-    "r2c buffer_shape beyond the buffer": (_r2c_buffer_shape_beyond_the_buffer, "the error names "
-                                           "'buffer' and 'the transform of shape'"),
-    "r2c buffer_shape of last length 1": (_r2c_buffer_shape_of_last_length_one, "the error names "
-                                          "'shape', not buffer_shape"),
-    "r2c axis without the last": (_r2c_axis_without_the_last, "the error names 'axes', not "
-                                  "axis"),
-    "VkFFTPlan(None)": (_plan_shape_none, "bare TypeError: 'NoneType' object is not iterable"),
-    "VkFFTPlan(np.int64(8))": (_plan_shape_numpy_int, "bare TypeError: 'numpy.int64' object is "
-                               "not iterable"),
+FIXED = {  # name: (check, what was wrong): regression tests of the defects found
+    "record of None": (_record_of_none, "AttributeError: no attribute 'mem_size'"),
+    "record into None": (_record_into_none, "AttributeError: no attribute 'record_command'"),
+    "VkFFTPlan of a length VkFFT cannot plan": (_plan_length_vkfft_cannot_plan, "the "
+                                                "ValueError names no argument"),
     "VkFFTPlan of 2^32 points": (_plan_shape_of_2_32_points, "NativeError (a RuntimeError) from "
                                  "glslang ('numeric literal too big'), the kernel printed to "
                                  "stdout"),
-    "VkFFTPlan of a length VkFFT cannot plan": (_plan_length_vkfft_cannot_plan, "the "
-                                                "ValueError names no argument"),
-    "record into None": (_record_into_none, "AttributeError: no attribute 'record_command'"),
-    "record of None": (_record_of_none, "AttributeError: no attribute 'mem_size'"),
-}
-
-FIXED = {  # name: (check, what was wrong): regression tests of defects fixed since
+    "VkFFTPlan(np.int64(8))": (_plan_shape_numpy_int, "bare TypeError: 'numpy.int64' object is "
+                               "not iterable"),
+    "VkFFTPlan(None)": (_plan_shape_none, "bare TypeError: 'NoneType' object is not iterable"),
+    "r2c axis without the last": (_r2c_axis_without_the_last, "the error names 'axes', not "
+                                  "axis"),
+    "r2c buffer_shape of last length 1": (_r2c_buffer_shape_of_last_length_one, "the error names "
+                                          "'shape', not buffer_shape"),
+    "r2c buffer_shape beyond the buffer": (_r2c_buffer_shape_beyond_the_buffer, "the error names "
+                                           "'buffer' and 'the transform of shape'"),
     "real batches paired: NaN": (_real_batches_share_nan, "two real batches run as one complex "
                                  "transform: a NaN in one reaches the other"),
     "real batches paired: precision": (_real_batches_paired, "two real batches run as one "
@@ -1312,20 +1311,11 @@ FIXED = {  # name: (check, what was wrong): regression tests of defects fixed si
 }
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason=reason)) for name, (_, reason) in PINNED.items()])
-def test_pinned_defect(context, rng, context_works, capfd, name):
-    check = PINNED[name][0]
+@pytest.mark.parametrize("name", FIXED)
+def test_fixed_defect(context, rng, context_works, capfd, name):
+    check = FIXED[name][0]
     try:
         check(capfd) if check is _plan_shape_of_2_32_points else check()
     finally:
-        capfd.readouterr()  # the 2^32-point plan prints its kernel
-        context_works(rng)
-
-
-@pytest.mark.parametrize("name", FIXED)
-def test_fixed_defect(context, rng, context_works, name):
-    try:
-        FIXED[name][0]()
-    finally:
+        capfd.readouterr()  # the 2^32-point plan printed its kernel
         context_works(rng)

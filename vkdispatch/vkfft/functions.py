@@ -52,6 +52,9 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
     _complex_buffer(buffer, "buffer")
     shape = buffer.shape if buffer_shape is None else _checked_shape(buffer, buffer_shape, r2c)
     axes = _axes(axis, len(shape))
+    if r2c and len(shape) - 1 not in axes:
+        raise InvalidArgumentError(f"axis: a real transform runs along the last axis "
+                                   f"({len(shape) - 1}), which {axes} does not include")
     graph = graph_or_global(graph)
     input_shape = input_type = None
     # Transforms of length 1 are the identity (VkFFT cannot plan them).
@@ -94,11 +97,16 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
 
 
 def _checked_shape(buffer: Buffer, buffer_shape, r2c: bool) -> tuple[int, ...]:
-    """``buffer_shape`` normalised, refused when a complex transform of it would run past the
-    buffer's end (a real one's layout is the plan's to check)."""
+    """``buffer_shape`` normalised, refused when its transform would run past the buffer's
+    end."""
     shape = normalize_shape(buffer_shape, "buffer_shape")
-    needed = math.prod(shape) * buffer.var_type.item_size
-    if not r2c and needed > buffer.mem_size:
+    if r2c and shape[-1] == 1:
+        raise InvalidArgumentError(f"buffer_shape: a real transform needs a last axis longer "
+                                   f"than 1, got {shape}")
+    # A real transform's spectrum (the larger of its two layouts) holds n // 2 + 1 values.
+    values = math.prod(shape[:-1]) * (shape[-1] // 2 + 1) if r2c else math.prod(shape)
+    needed = values * buffer.var_type.item_size
+    if needed > buffer.mem_size:
         raise InvalidArgumentError(f"buffer_shape {shape} of {buffer.var_type.name} needs "
                                    f"{needed} bytes; the buffer (shape {buffer.shape}) has "
                                    f"{buffer.mem_size}")

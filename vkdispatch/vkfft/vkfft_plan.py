@@ -6,12 +6,15 @@ import math
 import numbers
 from typing import Sequence
 
+import numpy as np
+
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.commands import FFTRun
 from vkdispatch.base.context import get_context
 from vkdispatch.base.fft_plan import FFTPlan
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
+from vkdispatch.shader.dispatch_target import DispatchTarget
 
 __all__ = ["VkFFTPlan"]
 
@@ -41,10 +44,17 @@ def python_axes(axes, ndim: int, name: str = "axes") -> list[int]:
     return sorted(chosen)
 
 
+_MAX_POINTS = 2**32 - 1
+
+
 def _check_shape(shape, name: str) -> tuple[int, ...]:
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        shape = (shape,)
-    shape = tuple(shape)
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    try:
+        shape = tuple(shape)
+    except TypeError:  # None, a float...: was a bare "not iterable"
+        raise InvalidTypeError(f"{name} must be an int or a tuple of ints, got "
+                               f"{shape!r}") from None
     if not 1 <= len(shape) <= 3:
         raise InvalidArgumentError("Shape must be 1D, 2D, or 3D! "
                                    f"({name} has {len(shape)} dimensions: {shape})")
@@ -52,6 +62,9 @@ def _check_shape(shape, name: str) -> tuple[int, ...]:
         if isinstance(length, bool) or not isinstance(length, int) or length < 1:
             raise InvalidArgumentError(f"{name}: every length must be a positive int, got "
                                        f"{shape}")
+    if math.prod(shape) > _MAX_POINTS:  # VkFFT's kernels index with 32-bit ints
+        raise InvalidArgumentError(f"{name}: {shape} holds {math.prod(shape)} points; VkFFT "
+                                   f"transforms at most {_MAX_POINTS} at once")
     return shape
 
 
@@ -218,6 +231,11 @@ class VkFFTPlan(FFTPlan):
                input: Buffer = None) -> None:
         """Records the transform of ``buffer`` into ``graph`` (submitted at once by an
         immediate graph): forward, or inverse when ``inverse``."""
+        if not isinstance(graph, DispatchTarget):  # was an AttributeError on record_command
+            raise InvalidTypeError(f"graph must be a vd.CommandGraph, got "
+                                   f"{type(graph).__name__}")
+        if buffer is None:
+            raise InvalidTypeError("buffer must be a vd.Buffer, got None")
         for name, value in (("buffer", buffer), ("kernel", kernel), ("input", input)):
             self._check_buffer(value, name)
         if self.destroyed:
