@@ -4,6 +4,7 @@ spread over the workgroup grid's y and z axes and over dispatches."""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import List, Optional
 
 from vkdispatch.errors import InvalidArgumentError
@@ -28,8 +29,14 @@ def reduction_geometry(shape: tuple, axes: Optional[List[int]]) -> tuple[int, in
     shape = tuple(int(d) for d in shape)
     if axes is None:
         return 1, math.prod(shape)
-    if isinstance(axes, int):
+    if isinstance(axes, numbers.Integral):  # a numpy integer too
         axes = [axes]
+    try:
+        axes = [int(a) if isinstance(a, numbers.Integral) and not isinstance(a, bool) else a
+                for a in axes]
+    except TypeError:  # a float (was a bare "not iterable")
+        raise InvalidArgumentError(f"axes must be an axis number or a sequence of them, got "
+                                   f"{axes!r}") from None
     ndim = len(shape)
     valid = all(isinstance(a, int) and not isinstance(a, bool) and -ndim <= a < ndim
                 for a in axes)

@@ -15,6 +15,7 @@ after them.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 import threading
@@ -119,6 +120,11 @@ class ReduceFunction:
         if not args or not hasattr(args[0], "shape"):
             raise InvalidArgumentError("a reduction needs its input buffer(s) as positional "
                                        "arguments; the first one decides the shape")
+        if len(args) != len(self.input_types):  # was reported against the stage's arguments
+            names = ", ".join(f"'{name}'" for name in _parameter_names(self.map_func))
+            raise InvalidShaderArgumentError(
+                f"{self.reduction.name} reduction takes {len(self.input_types)} argument(s), "
+                f"the mapping function's {names}; got {len(args)}")
         self.make_stages()
         batches, size = reduction_geometry(args[0].shape, self.axes)
         if size == 0:
@@ -219,6 +225,15 @@ class ReduceFunction:
 
 
 _SCALARS = (int, float, bool, complex)
+
+
+def _parameter_names(mapping: MappingFunction) -> list[str]:
+    """The mapping function's parameter names, for errors (``#i`` where it has none)."""
+    try:
+        names = list(inspect.signature(mapping.mapping_function).parameters)
+    except (TypeError, ValueError):  # a callable without a signature
+        names = []
+    return [names[i] if i < len(names) else f"#{i}" for i in range(len(mapping.buffer_types))]
 
 
 def _repeat_key(function, out: Buffer, args: tuple) -> tuple | None:
