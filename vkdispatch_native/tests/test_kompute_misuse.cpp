@@ -1,7 +1,8 @@
 // Misuse of the Kompute-compatible API that used to crash, hang or run freed Vulkan objects:
 // objects destroyed (or an algorithm rebuilt) after a sequence recorded them, destroy() while a
 // submission runs, workgroup counts above the device's limits, and malformed SPIR-V. Each is
-// refused with an exception naming what is wrong, and the manager stays usable.
+// refused with an exception naming what is wrong, and the manager stays usable; so are memory
+// objects an algorithm cannot bind (another kind than the shader declares, another Manager).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -281,4 +282,48 @@ TEST_F(KomputeMisuse, MalformedSpirvIsRefusedBeforeVulkanSeesIt) {
     EXPECT_EQ(algorithm->buildId(), build);  // the refused rebuilds left it as it was
     uploadDispatchDownload(*mgr.sequence(), algorithm, tx, ty);
     EXPECT_EQ(ty->vector(), std::vector<float>{7.0f});
+}
+
+// Reads one texel of a storage image at binding 0 and writes it to the buffer at binding 1.
+const char* kReadsAnImage = R"(#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0, r32f) uniform readonly image2D picture;
+layout(set = 0, binding = 1) buffer Y { float y[]; };
+void main() { y[0] = imageLoad(picture, ivec2(0, 0)).x; }
+)";
+
+TEST_F(KomputeMisuse, MemoryObjectsOfTheWrongKindOrManagerOrCountAreRefusedByAlgorithm) {
+    VKD_REQUIRE_DEVICE();
+    kp::Manager mgr, other;
+    auto tx = mgr.tensor({1.0f, 2.0f});
+    auto ty = mgr.tensor({0.0f, 0.0f});
+    auto image = mgr.image({1.0f, 2.0f}, 2, 1, 1);
+    const auto affine = kp::Shader::compileSource(kAffine);
+    const auto reads_image = kp::Shader::compileSource(kReadsAnImage);
+    // A tensor where the shader declares an image crashed the driver; an image where it
+    // declares a buffer wrote nothing.
+    EXPECT_TRUE(contains(messageOf([&] { mgr.algorithm({tx, ty}, reads_image); }),
+                         "tensors: memory object 0 is a tensor, but the shader declares "
+                         "binding 0 as an image"));
+    EXPECT_TRUE(contains(messageOf([&] { mgr.algorithm({image, ty}, affine); }),
+                         "tensors: memory object 0 is an image, but the shader declares "
+                         "binding 0 as a buffer"));
+    EXPECT_TRUE(contains(messageOf([&] { mgr.algorithm({tx}, affine); }),
+                         "tensors: the shader uses binding 1 of descriptor set 0, but 1 "
+                         "tensors or images were given"));
+    EXPECT_TRUE(contains(messageOf([&] { mgr.algorithm({tx, other.tensor({0.0f, 0.0f})},
+                                                       affine); }),
+                         "tensors: memory object 1 was made by another Manager"));
+    EXPECT_TRUE(contains(messageOf([&] {
+                             mgr.sequence()->eval<kp::OpSyncDevice>({other.tensor({1.0f})});
+                         }),
+                         "memory object 0 was made by another Manager than the sequence's"));
+    // The manager still works: the image read through a right algorithm.
+    auto algorithm = mgr.algorithm({image, ty}, reads_image, {1, 1, 1});
+    mgr.sequence()
+        ->record<kp::OpSyncDevice>({image})
+        ->record<kp::OpAlgoDispatch>(algorithm)
+        ->record<kp::OpSyncLocal>({ty})
+        ->eval();
+    EXPECT_EQ(ty->vector()[0], 1.0f);
 }
