@@ -690,7 +690,7 @@ _ERRORS = {
         ValueError, "kernel_num must be a positive int, got 0",
         lambda b, k: vd.fft.convolve(b, k, kernel_num=0)),
     "kernel_num not an int": (
-        ValueError, "kernel_num must be a positive int, got 2.0",
+        ValueError, "kernel_num must be an int, got float 2.0",
         lambda b, k: vd.fft.convolve(b, k, kernel_num=2.0)),
     "axis out of range": (ValueError, "axis", lambda b, k: vd.fft.convolve(b, k, axis=2)),
     "graph of the wrong type": (

@@ -24,10 +24,9 @@ A call whose fault is in an option can first run the valid call (``warm``): its 
 recording are then cached, and the faulty call must still be judged on its own.
 
 The tests are parametrized over the kind of fault, so that every kind is drawn in every run;
-the ``slow`` variant draws every kind together, many more times. The ``test_known_defect_*``
-tests at the end pin the defects this fuzzing found, one minimal reproduction each: they fail
-until the defect is fixed, and meanwhile ``known_defect`` leaves the draws that would hit them
-out of the fuzz (counted in hypothesis' statistics), so that it goes on finding other faults.
+the ``slow`` variant draws every kind together, many more times. The ``test_fixed_defect_*``
+tests at the end pin the defects this fuzzing found (all fixed), one minimal reproduction
+each.
 """
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ import numpy as np
 import pytest
 from fuzzing import BASE, LONG, Expect, attempt
 from helpers import random_array
-from hypothesis import event, given, reject, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import vkdispatch as vd
@@ -931,27 +930,10 @@ def _assert_unchanged(trial: Trial, before: dict, why: str) -> None:
         np.testing.assert_array_equal(buffer.read(0), before[name], err_msg=f"{name}: {why}")
 
 
-def known_defect(case: Case, trial: Trial) -> str | None:
-    """The pinned defect (a ``test_known_defect_*`` test at the end) a draw would hit: such
-    draws are left out, so that the fuzz goes on finding new faults of the same kind; the
-    pinned test fails until the defect is fixed, and then its draws can come back here."""
-    kind, label, name = case.fault.kind, case.fault.label, case.entry
-    if (kind, label) in {("axis", "float"), ("axis", "np.float64"), ("axis", "bool"),
-                         ("axis", "complex"), ("kernel", "kernel_num=1.0"),
-                         ("kernel", "kernel_num=True")}:
-        return "cached_plan_accepts_equal_values"
-    return None
-
-
 def run_case(case: Case) -> None:
     event(f"fault: {case.fault.kind}")
     rng = np.random.default_rng(case.seed)
     trial = build(case, rng)
-    defect = known_defect(case, trial)
-    if defect is not None:
-        event(f"left out: known defect {defect}")
-        trial.close()
-        reject()
     try:
         what = f"{case.entry}, {case.fault}"
         if case.warm:  # the valid call first: its plan and recording are then cached
@@ -998,9 +980,8 @@ def test_fuzz_fft_calls_long(context, case):
 
 # -- the defects this fuzzing found, one minimal reproduction each ------------------------------
 # Each asserts the contract above (an error of our hierarchy naming the argument, or numpy's
-# result) and fails until the defect is fixed; ``known_defect`` leaves their draws out of the
-# fuzz meanwhile. Where several values show a defect, the test tries them all and lists the
-# ones that fail.
+# result). Where several values showed a defect, the test tries them all and lists the ones
+# that fail.
 
 def _complex(rng, shape) -> np.ndarray:
     return random_array(rng, shape, np.complex64)
@@ -1023,11 +1004,6 @@ def _assert_all_refused(calls: dict, name: str) -> None:
     problems = {label: _refusal_problem(call, name) for label, call in calls.items()}
     problems = {label: problem for label, problem in problems.items() if problem}
     assert not problems, "\n".join(f"{label}: {problem}" for label, problem in problems.items())
-
-
-# Strict: a fix makes the test pass, which fails the run until the marker and the draws that
-# known_defect() leaves out come back.
-KNOWN = pytest.mark.xfail(strict=True, reason="a known defect, not fixed yet")
 
 
 def test_a_refused_multi_pass_call_records_nothing_into_a_graph(context, rng):
@@ -1054,8 +1030,7 @@ def test_a_refused_multi_pass_call_records_nothing_into_a_graph(context, rng):
     assert_context_works(rng)
 
 
-@KNOWN
-def test_known_defect_cached_plan_accepts_equal_values(context, rng):
+def test_fixed_defect_cached_plan_accepts_equal_values(context, rng):
     """``axis=1.0`` (or ``True``, ``1+0j``, ``np.float64(1)``) and ``kernel_num=1.0`` (or
     ``True``) are refused, until a call with the int cached its plan: equal, equally hashed
     option values then share the cache entry (and the recorded repeat) and skip the checks."""

@@ -26,8 +26,8 @@ from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
                                       _validate_map_argument_annotations, cached_plan,
-                                      check_flags, check_name, fft, irfft, one_operation,
-                                      rfft, shape_of)
+                                      check_flags, check_int, check_name, fft, irfft,
+                                      one_operation, rfft, shape_of)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
@@ -234,6 +234,8 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     check_flags(normalize=normalize, transposed_kernel=transposed_kernel,
                 kernel_inner_only=kernel_inner_only)
     check_name(name)
+    check_int(axis, "axis")
+    check_int(kernel_num, "kernel_num")
     options = (shape, kernel_map, kernel_num, axis, normalize, transposed_kernel,
                kernel_inner_only, input_map, output_map, input_type, output_type, kernel_type,
                compute_type, input_signal_range, name)
@@ -309,6 +311,8 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
     FFTs take the strided one); with ``transposed_kernel`` or ``kernel_inner_only`` it runs
     along axis -2, the axis :func:`transpose` and the broadcast layout are defined for."""
     _check_dims(buffer, (2, 3), "convolve2D's buffer")
+    check_flags(normalize=normalize, transposed_kernel=transposed_kernel,
+                kernel_inner_only=kernel_inner_only)  # before they key the repeat
     if kernel is buffer:
         raise InvalidArgumentError("kernel: convolve2D transforms buffer in place before it "
                                    "reads the kernel, so the kernel must be another buffer "
@@ -352,6 +356,8 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
     holds ``rfft2`` of the real kernel), ``irfft``. Three dispatches."""
     if not isinstance(buffer, RFFTBuffer):
         raise InvalidTypeError(f"convolve2DR needs a vd.RFFTBuffer, got {type(buffer).__name__}")
+    check_flags(normalize=normalize, transposed_kernel=transposed_kernel,
+                kernel_inner_only=kernel_inner_only)
     if len(buffer.real_shape) not in (2, 3):
         raise InvalidArgumentError(f"convolve2DR's buffer must have a 2-D or 3-D real shape, "
                                    f"got {buffer.real_shape}")

@@ -157,6 +157,14 @@ def check_flags(**flags) -> None:
         raise InvalidTypeError(f"{name} must be a bool, got {value!r}")
 
 
+def check_int(value, name: str) -> None:
+    """An int option (a numpy integer too) or None: 1.0 or True, equal to 1, shared a plan
+    cached for 1 and so passed once 1 had been used (refused before)."""
+    if value is not None and (isinstance(value, bool) or
+                              not isinstance(value, (int, np.integer))):
+        raise InvalidTypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+
+
 def check_name(name) -> None:
     """The shader's name is None or a str (others raised bare errors deep inside)."""
     if name is not None and type(name) is not str:
@@ -190,6 +198,7 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
     shape = shape_of(buffer_shape, buffers[0])
     check_flags(inverse=inverse, normalize_inverse=normalize_inverse, r2c=r2c)
     check_name(name)
+    check_int(axis, "axis")
     options = (shape, axis, inverse, normalize_inverse, r2c, input_map, output_map, input_type,
                output_type, compute_type, input_signal_range, name)
 
@@ -437,6 +446,7 @@ def irfft2(buffer: RFFTBuffer, graph=None, print_shader: bool = False, normalize
            compute_type=None) -> None:
     """Inverse of :func:`rfft2`."""
     _check_rfft_buffer(buffer, (2, 3))
+    check_flags(normalize=normalize)  # before it keys the repeat (an array cannot)
 
     def record() -> None:
         _complex_pass(buffer, len(buffer.real_shape) - 2, True, graph, print_shader,
@@ -449,6 +459,7 @@ def irfft3(buffer: RFFTBuffer, graph=None, print_shader: bool = False, normalize
            compute_type=None) -> None:
     """Inverse of :func:`rfft3`."""
     _check_rfft_buffer(buffer, (3,))
+    check_flags(normalize=normalize)
 
     def record() -> None:
         for axis in (0, 1):
