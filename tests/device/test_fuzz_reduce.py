@@ -30,9 +30,9 @@ keyed by op, type, axes and group size. Each test is parametrized over what is w
 every kind of fault is drawn in every run; the ``slow`` variant draws any two faults together,
 many more times.
 
-Defects found by this fuzzing are pinned at the end by ``xfail(strict=True)`` tests that assert
-the behaviour the rest of the module expects; the strategies leave those inputs out until they
-are fixed (a fixed one then fails as XPASS: move it back into the draws).
+The defects this fuzzing found are fixed; regression tests at the end pin each. The strategies
+still leave their inputs out where a comment says "left out while pinned": the tests at the
+end cover them.
 """
 from __future__ import annotations
 
@@ -615,9 +615,8 @@ def test_fuzz_reductions_long(context_works, case):
     check_reduce_case(case, context_works)
 
 
-# -- defects this fuzzing found, pinned until they are fixed ----------------------------------
-# Each test asserts what the fuzz tests above expect, and fails today (strict xfail): a fix
-# makes it pass (XPASS fails the run), and its inputs then go back into the strategies.
+# -- defects this fuzzing found, fixed: regression tests -------------------------------------
+# Each asserts what the fuzz tests above expect.
 
 def outcome(call, *names) -> tuple[bool, Any]:
     """``attempt`` outside a hypothesis test (which records no events): whether ``call``
@@ -670,28 +669,16 @@ def _missing_second_input() -> None:
     refused_naming(lambda: pooled("dot", "add", "float32", None, None)(x), "'y'")
 
 
-PINNED = {  # name: (check, what is wrong today)
-    "a vec2 view of the floats": (_vec2_view, "accepted, and only the first 10 of the 20 floats "
-                                  "are reduced (55 for 210): the element count is the view's"),
-}
-
-
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason=reason)) for name, (_, reason) in PINNED.items()])
-def test_pinned_defect(context, rng, context_works, name):
-    try:
-        PINNED[name][0]()
-    finally:
-        context_works(rng)
-
-
 @pytest.mark.parametrize("check", [_axes_numpy_int, _axes_float, _extra_input,
-                                   _missing_second_input],
-                         ids=["axes numpy int", "axes float", "extra input", "missing input"])
+                                   _missing_second_input, _vec2_view],
+                         ids=["axes numpy int", "axes float", "extra input", "missing input",
+                              "vec2 view"])
 def test_fixed_defect(context, rng, context_works, check):
     """axes of a numpy integer reduce along it; a float names axes (both were bare TypeErrors:
     'object is not iterable'); an extra or a missing input names the mapping function's
-    arguments (the errors counted the stage shader's: 'takes 3 arguments (out, x, params)')."""
+    arguments (the errors counted the stage shader's: 'takes 3 arguments (out, x, params)');
+    a vec2 buffer reduced by a float32 map covers all its floats (it covered the first half:
+    the count was the buffer's elements, not the floats the map reads)."""
     try:
         check()
     finally:

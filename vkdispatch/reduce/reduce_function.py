@@ -19,6 +19,7 @@ import inspect
 import math
 import sys
 import threading
+import typing
 from typing import List, Optional
 
 import numpy as np
@@ -126,7 +127,7 @@ class ReduceFunction:
                 f"{self.reduction.name} reduction takes {len(self.input_types)} argument(s), "
                 f"the mapping function's {names}; got {len(args)}")
         self.make_stages()
-        batches, size = reduction_geometry(args[0].shape, self.axes)
+        batches, size = reduction_geometry(_shape_as(args[0], self.input_types[0]), self.axes)
         if size == 0:
             raise InvalidArgumentError("cannot reduce an empty input")
         group = self.group_size
@@ -225,6 +226,23 @@ class ReduceFunction:
 
 
 _SCALARS = (int, float, bool, complex)
+
+
+def _shape_as(buffer, annotation) -> tuple:
+    """The shape of ``buffer`` counted in the elements its mapping parameter reads: a vec2
+    buffer of 10 read as floats holds 20 (the reduction covered 10, half of them), a float32
+    buffer of (N, 2) read as vec2 holds (N, 1) (it covered 2N, reading past the end)."""
+    element = (typing.get_args(annotation) or (None,))[0]
+    given = getattr(buffer, "var_type", None)
+    if element is None or given is None or element is given or \
+            element not in dt.all_dtypes():
+        return buffer.shape
+    have, read = given.item_size, element.item_size
+    *outer, last = buffer.shape
+    if (last * have) % read:
+        raise InvalidArgumentError(f"a reduction reading {element.name} cannot cover a last "
+                                   f"axis of {last} {given.name} ({last * have} bytes)")
+    return (*outer, last * have // read)
 
 
 def _parameter_names(mapping: MappingFunction) -> list[str]:
