@@ -1221,3 +1221,17 @@ def test_fixed_defect_inverse_real_transforms_fail_to_build_in_complex32(context
                 np.testing.assert_allclose(buffer.read_real(0), real, atol=0.05)
     assert not failures, failures
     assert_context_works(rng)
+
+
+def test_fixed_defect_a_destroyed_buffer_is_named_as_passed(context, rng):
+    """A destroyed signal or kernel was reported as the generated shader's 'param0'/'param1'."""
+    signal, kernel = vd.asbuffer(_complex(rng, (4, 16))), vd.asbuffer(_complex(rng, (4, 16)))
+    kernel.destroy()
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="^buffer argument 1 was destroyed"):
+        vd.fft.convolve(signal, kernel)
+    signal.destroy()
+    for transform in (vd.fft.fft, vd.fft.fft2):
+        with pytest.raises(errors.InvalidArgumentError, match="^buffer was destroyed"):
+            transform(signal)
+    assert_context_works(rng)

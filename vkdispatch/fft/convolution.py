@@ -26,8 +26,8 @@ from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
                                       _validate_map_argument_annotations, cached_plan,
-                                      check_flags, check_int, check_name, fft, irfft,
-                                      one_operation, rfft, shape_of)
+                                      check_flags, check_int, check_live, check_name, fft,
+                                      irfft, one_operation, rfft, shape_of)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
@@ -241,6 +241,7 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
                compute_type, input_signal_range, name)
 
     def record() -> None:
+        check_live(buffers)
         if input_map is None and output_map is None:
             _check_in_place_buffer(buffers[0], shape, False)
         position, resolved_type, shader = cached_plan(_convolution_plan, buffers, options)

@@ -157,6 +157,15 @@ def check_flags(**flags) -> None:
         raise InvalidTypeError(f"{name} must be a bool, got {value!r}")
 
 
+def check_live(buffers: tuple) -> None:
+    """A destroyed buffer argument is named as the caller passed it (the shader call named its
+    generated parameter, 'param0')."""
+    for position, buffer in enumerate(buffers):
+        if isinstance(buffer, Buffer) and buffer.destroyed:
+            raise buffer.unusable_error("buffer" if position == 0 else
+                                        f"buffer argument {position}")
+
+
 def check_int(value, name: str) -> None:
     """An int option (a numpy integer too) or None: 1.0 or True, equal to 1, shared a plan
     cached for 1 and so passed once 1 had been used (refused before)."""
@@ -203,6 +212,7 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
                output_type, compute_type, input_signal_range, name)
 
     def record() -> None:
+        check_live(buffers)
         if input_map is None and output_map is None:
             _check_in_place_buffer(buffers[0], shape, r2c)
         shader = cached_plan(_plan, buffers, options)
