@@ -56,6 +56,8 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
         raise InvalidArgumentError(f"axis: a real transform runs along the last axis "
                                    f"({len(shape) - 1}), which {axes} does not include")
     graph = graph_or_global(graph)
+    if graph.destroyed:  # refused even where the transform is the identity and records nothing
+        raise graph.unusable_error("graph")
     input_shape = input_type = None
     # Transforms of length 1 are the identity (VkFFT cannot plan them).
     identity = not r2c and all(shape[axis] == 1 for axis in axes)
