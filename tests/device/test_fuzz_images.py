@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
-from fuzzing import BASE, LONG, Expect, attempt
+from fuzzing import BASE, LONG, Expect, attempt, attempt_closed
 from helpers import random_array
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -111,16 +111,6 @@ def elsewhere(context):
     gone.close()
     yield Elsewhere(other, closed_image, closed_buffer, closed_sampler)
     other.close()
-
-
-def attempt_closed(action, names: tuple[str, ...], what: str) -> None:
-    """A call with an object of a closed context: documented to raise InvalidStateError (a
-    RuntimeError, so not ``attempt``'s classes), naming the object."""
-    with pytest.raises(errors.InvalidStateError) as info:
-        action()
-    assert any(name in str(info.value) for name in names), \
-        f"{what}: the message names none of {names}: {info.value}"
-    event("refused: InvalidStateError (closed context)")
 
 
 # -- image specs --------------------------------------------------------------------------------

@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pytest
-from fuzzing import BASE, BUILTINS, LONG, Expect, attempt
+from fuzzing import (BASE, LONG, Arg, Expect, Make, attempt, bad, choose, lenient, ok,
+                     outcome, refused_naming)
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -70,42 +71,6 @@ STYLES = ("map_reduce", "reduce", "dot")
 
 
 # -- what a drawn argument is ---------------------------------------------------------------------
-
-class Arg(NamedTuple):
-    """A drawn argument: what is passed, what it means if the call accepts it (the model's
-    value), and whether it must be accepted."""
-
-    passed: Any
-    meaning: Any = None
-    expect: Expect = Expect.ok()
-
-
-class Make(NamedTuple):
-    """An argument the test makes when it runs (strategies create no device objects)."""
-
-    what: str
-
-    def __repr__(self) -> str:
-        return f"<{self.what}>"
-
-
-def ok(passed, meaning=None) -> Arg:
-    return Arg(passed, meaning, Expect.ok())
-
-
-def lenient(passed, meaning, *names) -> Arg:
-    return Arg(passed, meaning, Expect.lenient(*names))
-
-
-def bad(passed, *names) -> Arg:
-    return Arg(passed, None, Expect.bad(*names))
-
-
-def choose(full: bool, valid: list, lenient_: list = (), bad_: list = ()):
-    """One of ``valid``, or (``full``) of the three groups drawn first, about equally often."""
-    groups = [list(g) for g in ((valid, lenient_, bad_) if full else (valid,)) if g]
-    return st.sampled_from(groups).flatmap(st.sampled_from)
-
 
 def made(arg: Arg) -> str | None:
     return arg.passed.what if isinstance(arg.passed, Make) else None
@@ -617,24 +582,6 @@ def test_fuzz_reductions_long(context_works, case):
 
 # -- defects this fuzzing found, fixed: regression tests -------------------------------------
 # Each asserts what the fuzz tests above expect.
-
-def outcome(call, *names) -> tuple[bool, Any]:
-    """``attempt`` outside a hypothesis test (which records no events): whether ``call``
-    succeeded (and its result); a failure must be a typed error naming one of ``names``."""
-    try:
-        return True, call()
-    except Exception as error:  # which errors are allowed is what the asserts check
-        assert isinstance(error, errors.VkDispatchError) and isinstance(error, BUILTINS), \
-            f"{type(error).__mro__} is not a typed vkdispatch error: {error}"
-        assert any(name in str(error) for name in names), \
-            f"the message names none of {names}: {error}"
-        return False, None
-
-
-def refused_naming(call, *names) -> None:
-    passed, _ = outcome(call, *names)
-    assert not passed, f"accepted, but it must raise naming one of {names}"
-
 
 def _axes_numpy_int() -> None:
     """A numpy integer is an axis like an int (it raised a bare TypeError)."""
