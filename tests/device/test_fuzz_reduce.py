@@ -616,16 +616,22 @@ def _missing_second_input() -> None:
     refused_naming(lambda: pooled("dot", "add", "float32", None, None)(x), "'y'")
 
 
+def _out_is_the_input() -> None:
+    x = vd.asbuffer(np.arange(1, 1001, dtype=np.float32))
+    refused_naming(lambda: pooled("map_reduce", "add", "float32", None, None)(x, out=x), "out")
+
+
 @pytest.mark.parametrize("check", [_axes_numpy_int, _axes_float, _extra_input,
-                                   _missing_second_input, _vec2_view],
+                                   _missing_second_input, _vec2_view, _out_is_the_input],
                          ids=["axes numpy int", "axes float", "extra input", "missing input",
-                              "vec2 view"])
+                              "vec2 view", "out is the input"])
 def test_fixed_defect(context, rng, context_works, check):
     """axes of a numpy integer reduce along it; a float names axes (both were bare TypeErrors:
     'object is not iterable'); an extra or a missing input names the mapping function's
     arguments (the errors counted the stage shader's: 'takes 3 arguments (out, x, params)');
     a vec2 buffer reduced by a float32 map covers all its floats (it covered the first half:
-    the count was the buffer's elements, not the floats the map reads)."""
+    the count was the buffer's elements, not the floats the map reads); out= an input is
+    refused (its partials overwrote the input being read)."""
     try:
         check()
     finally:

@@ -137,6 +137,10 @@ class ReduceFunction:
         # invocation took 10.3 us, four 6.2).
         # The input's context, which the graph's must be: not the current one, which may differ.
         context = args[0].context if isinstance(args[0], Buffer) else get_context()
+        if out is not None and any(out is arg for arg in args):
+            # Its partials overwrite the input while other groups still read it.
+            raise InvalidArgumentError("out: the output must be another buffer than the "
+                                       "inputs (it holds partial results while they are read)")
         out = self._output(out, partial_slots(size, group), batches, context)
         # A script's repeat (the same buffers, the dropped output reused) submits the
         # recording again: the stages below are not traced through the shader layer again.
