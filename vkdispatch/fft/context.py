@@ -46,6 +46,7 @@ class FFTContext:
         self.fft_callable: ShaderFunction | None = None
         self.declared_shader_args = None
         self.declarer = None
+        self.io: IOManager | None = None
 
     def allocate_registers(self, name: str, count: Optional[int] = None) -> FFTRegisters:
         """A new register set (``register_count`` registers by default)."""
@@ -69,8 +70,9 @@ class FFTContext:
                         input_map=None, kernel_map=None) -> IOManager:
         """Declares the signature from the output/input/kernel sides (once only)."""
         self._declare_once("make_io_manager")
-        return IOManager(self.registers, self.shader_context, output_map, output_type,
-                         input_type, input_map, kernel_map)
+        self.io = IOManager(self.registers, self.shader_context, output_map, output_type,
+                            input_type, input_map, kernel_map)
+        return self.io
 
     def reads_iter(self, r2c: bool = False, inverse: bool = None,
                    format_transposed: bool = False, inner_only: bool = False,
@@ -154,6 +156,8 @@ class FFTContext:
         description = self.shader_context.get_description(self.name)
         self.fft_callable = make_shader_function(description, local_size=self.grid.local_size,
                                                  workgroups=self.grid.workgroups)
+        if self.io is not None:
+            self.fft_callable.require_buffer_bytes(self.io.extents)
 
     def get_callable(self) -> ShaderFunction:
         if self.fft_callable is None:

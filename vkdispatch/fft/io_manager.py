@@ -7,6 +7,8 @@ set. Without input arguments the input side reads the output buffer (an in-place
 """
 from __future__ import annotations
 
+import math
+
 from vkdispatch.base import dtype as dt
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
@@ -16,7 +18,7 @@ from vkdispatch.fft.memory_ops import current_op
 from vkdispatch.fft.registers import FFTRegisters
 from vkdispatch.shader.mapping import MappingFunction
 
-__all__ = ["IOProxy", "IOManager"]
+__all__ = ["IOProxy", "IOManager", "plain_extent"]
 
 
 class IOProxy:
@@ -36,6 +38,7 @@ class IOProxy:
             raise InvalidArgumentError(f"{name} must be None, a vkdispatch dtype or a vd.map "
                                        f"MappingFunction, got {obj!r}")
         self.variables: list = []
+        self.position = 0  # of the side's first argument in the shader's signature
 
     @property
     def enabled(self) -> bool:
@@ -49,6 +52,18 @@ class IOProxy:
 
     def do_callback(self) -> None:
         self.map_func.callback(*self.variables)
+
+
+def plain_extent(shape: tuple, declared, r2c: bool) -> tuple[int, str]:
+    """``(bytes, what)``: how much of a plain buffer of ``declared`` the transform of
+    ``shape`` reads or writes (for ``r2c``, padded real rows or half spectra: 2 (N/2 + 1)
+    scalars a row) and how an error names it."""
+    if r2c:
+        scalar = declared.item_size // 2 if dt.is_complex(declared) else declared.item_size
+        half = shape[-1] // 2 + 1
+        return (math.prod(shape[:-1]) * half * 2 * scalar,
+                f"the real shape {shape} as rows of {half} complex bins")
+    return math.prod(shape) * declared.item_size, f"the shape {shape} of {declared.name}"
 
 
 class IOManager:
@@ -72,12 +87,28 @@ class IOManager:
         proxies = [self.output_proxy, self.input_proxy, self.kernel_proxy]
         types = [t for proxy in proxies for t in proxy.buffer_types]
         variables = shader_context.declare_input_arguments(types)
+        position = 0
         for proxy in proxies:
             count = len(proxy.buffer_types)
             proxy.set_variables(variables[:count])
-            variables = variables[count:]
+            proxy.position = position
+            variables, position = variables[count:], position + count
+        # position of a plain buffer argument -> (bytes the shader reads or writes, what)
+        self.extents: dict[int, tuple[int, str]] = {}
         if not self.input_proxy.enabled:
             self.input_proxy = self.output_proxy  # in place: read the output buffer
+
+    def _record_extent(self, proxy: IOProxy, registers: FFTRegisters, r2c: bool) -> None:
+        """Notes how many bytes the plain buffer of ``proxy`` must hold: the shader indexes it
+        by the planned shape alone, so a smaller buffer would be read past its end (garbage
+        or zeros, no error) unless the call checks. Mapped sides index what the map says."""
+        if proxy.has_callback() or not proxy.enabled:
+            return
+        needed, what = plain_extent(registers.resources.config.buffer_shape,
+                                    proxy.buffer_types[0].__args__[0], r2c)
+        known = self.extents.get(proxy.position)
+        if known is None or known[0] < needed:
+            self.extents[proxy.position] = (needed, what)
 
     def read_from_proxy(self, proxy: IOProxy, ops) -> None:
         self._through_proxy(proxy, ops, "read_from_buffer")
@@ -104,6 +135,7 @@ class IOManager:
         if proxy is self.output_proxy and proxy.has_callback():
             raise InvalidArgumentError("an output_map cannot serve as the input of an in-place "
                                        "FFT; give input_type or an input_map")
+        self._record_extent(proxy, registers, r2c)
         self.read_from_proxy(proxy, global_reads_iterator(registers, r2c=r2c, inverse=inverse,
                                                           signal_range=signal_range))
 
@@ -133,5 +165,6 @@ class IOManager:
         """Stores the registers (held in ``layout``, by default the last stage's output
         positions) through the output side."""
         registers = registers or self.default_registers
+        self._record_extent(self.output_proxy, registers, r2c)
         self.write_to_proxy(self.output_proxy, global_writes_iterator(
             registers, r2c=r2c, inverse=inverse, layout=layout))

@@ -22,8 +22,10 @@ from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.butterflies import runtime_twiddle
 from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig, check_length
+from vkdispatch.fft.io_manager import plain_extent
 from vkdispatch.fft.memory_ops import read_op, write_op
 from vkdispatch.shader import dispatch_target
+from vkdispatch.shader.call_layout import check_extent
 from vkdispatch.shader.mapping import map as make_map
 
 __all__ = ["fits_one_pass", "split_length", "FourStepFFT"]
@@ -140,7 +142,7 @@ class FourStepFFT:
     def __init__(self, factory, buffer_shape: Tuple, axis: int, inverse: bool,
                  normalize: bool, input_map, output_map, input_type, output_type,
                  compute_type, limits: DeviceLimits, name: str | None,
-                 in_place: bool | None = None):
+                 in_place: bool | None = None, r2c: bool = False):
         self.buffer_shape = buffer_shape
         n = buffer_shape[axis]
         self.n1, self.n2 = split_length(n, compute_type, limits)
@@ -152,6 +154,12 @@ class FourStepFFT:
         # In place: the output side's arguments are the input side's too.
         self.in_place = input_map is None and output_map is None if in_place is None \
             else in_place
+        # The plain buffers the passes index by the shape (the real hooks' one too).
+        self.extents = {}
+        if output_map is None or r2c:
+            self.extents[0] = plain_extent(buffer_shape, output_type or compute_type, r2c)
+        if input_map is None and output_map is not None:
+            self.extents[self.output_count] = plain_extent(buffer_shape, input_type, False)
         common = dict(inverse=inverse, normalize_inverse=normalize, compute_type=compute_type,
                       input_signal_range=None, limits=limits)
         self.pass_a = factory((outer, self.n2, self.n1 * inner), 1, input_map=input_map,
@@ -176,6 +184,9 @@ class FourStepFFT:
     def __call__(self, *args, graph=None) -> None:
         target = graph if graph is not None else dispatch_target.default_target()
         scratch = self._scratch(target.context)
+        for position, (needed, what) in self.extents.items():
+            if position < len(args):  # missing arguments are the passes' errors to name
+                check_extent(args[position], needed, what, f"buffer argument {position}")
         outputs = args[:self.output_count]
         inputs = outputs if self.in_place else args[self.output_count:]
         with one_submission(target):

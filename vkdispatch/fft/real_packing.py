@@ -19,6 +19,7 @@ from vkdispatch.codegen.variables import ShaderVariable
 from vkdispatch.fft.butterflies import runtime_twiddle
 from vkdispatch.fft.config import DeviceLimits, FFTConfig
 from vkdispatch.fft.context import FFTContext, fft_context
+from vkdispatch.fft.io_manager import plain_extent
 from vkdispatch.fft.multi_pass import fits_one_pass
 from vkdispatch.fft.iterators import global_reads_iterator, global_writes_iterator, \
     staged_elements
@@ -116,4 +117,6 @@ def packed_real_shader(real_shape: Tuple, inverse: bool, normalize: bool, buffer
                 op.write_to_buffer(buffer)
         else:
             _forward_output(ctx, buffer, m + 1)
-    return ctx.get_callable()
+    shader = ctx.get_callable()
+    shader.require_buffer_bytes({0: plain_extent(tuple(real_shape), buffer_type, True)})
+    return shader

@@ -96,7 +96,8 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
                                        "hooks are not supported (they take two passes)")
         input_map, output_map = real_hooks(n, inverse, output_type)
         return FourStepFFT(_pass, buffer_shape, axis, inverse, normalize_inverse, input_map,
-                           output_map, None, None, compute_type, limits, name, in_place=True)
+                           output_map, None, output_type, compute_type, limits, name,
+                           in_place=True, r2c=True)
     return FourStepFFT(_pass, buffer_shape, axis, inverse, normalize_inverse, input_map,
                        output_map, input_type, output_type, compute_type, limits, name)
 

@@ -28,7 +28,7 @@ from vkdispatch.shader.image_arguments import check_image_argument
 from vkdispatch.shader.launch import ExecutionBounds
 from vkdispatch.shader.packing import BlockPacker, packer_for
 
-__all__ = ["CallLayout"]
+__all__ = ["CallLayout", "check_extent"]
 
 # Where a block member's value comes from: ("limits",) the launch's exec limits, ("shape", p) the
 # shape of the buffer parameter p, ("param", p) parameter p, ("field", p, name) a field of the
@@ -87,7 +87,7 @@ class CallLayout:
     """
 
     def __init__(self, description: ShaderDescription, bounds: ExecutionBounds,
-                 context: Context | None = None):
+                 context: Context | None = None, extents: dict | None = None):
         self.name = description.name
         self.context = context
         self.bounds = bounds
@@ -108,6 +108,10 @@ class CallLayout:
         # a buffer of another scalar type would be reinterpreted bit by bit.
         self._buffer_types = tuple(_declared_type(infos[i].annotation) for i in buffers)
         self._buffer_scalars = tuple(t if t is None else scalar_of(t) for t in self._buffer_types)
+        # Bytes a buffer parameter must hold where the shader indexes it by a fixed shape
+        # (position -> (bytes, what the shader was made for)); 0 where the shader says nothing.
+        self._extents = extents or {}
+        self._needed = tuple(self._extents.get(i, (0, ""))[0] for i in buffers)
         self.bindings = tuple((infos[i].binding, *description.binding_access[infos[i].binding])
                               for i in resources)
         self._others = tuple(i for i, kind in enumerate(kinds) if kind in
@@ -131,11 +135,12 @@ class CallLayout:
         of member values when some ``Var`` is bound by name."""
         buffers = self._take_buffers(args)
         context = self.context
-        for buffer, declared, scalar in zip(buffers, self._buffer_types, self._buffer_scalars):
+        for buffer, declared, scalar, needed in zip(buffers, self._buffer_types,
+                                                    self._buffer_scalars, self._needed):
             if buffer.__class__ is not Buffer or buffer._destroyed or \
                     buffer.context is not context or \
                     (declared is not None and buffer.var_type is not declared and
-                     scalar_of(buffer.var_type) is not scalar):
+                     scalar_of(buffer.var_type) is not scalar) or buffer.mem_size < needed:
                 self._check_buffers(args)  # raises, but lets Buffer subclasses through
         if self._others:
             self._check_others(args)
@@ -215,6 +220,9 @@ class CallLayout:
                     f"argument '{name}' of shader '{self.name}' is declared Buff[{declared.name}] "
                     f"but got a buffer of {value.var_type.name} (its bits would be read as "
                     f"{declared.name}); pass a {declared.name} buffer or change the annotation")
+            if position in self._extents:
+                check_extent(value, *self._extents[position], f"argument '{name}' of shader "
+                             f"'{self.name}'")
             if self.context is not None and value.context is not self.context:
                 raise InvalidShaderArgumentError(
                     f"argument '{name}' of shader '{self.name}' is a buffer of {value.context!r}"
@@ -240,6 +248,16 @@ class CallLayout:
                 raise InvalidShaderArgumentError(
                     f"argument '{info.name}' must be a {info.annotation.__name__}, got "
                     f"{type(value).__name__}")
+
+
+def check_extent(buffer: Buffer, needed: int, what: str, argument: str) -> None:
+    """Raises unless ``buffer`` holds ``needed`` bytes: a shader made for a fixed shape would
+    otherwise read and write past the buffer's end without an error."""
+    if buffer.mem_size < needed:
+        raise InvalidShaderArgumentError(
+            f"{argument} is a buffer of shape {tuple(buffer.shape)} ({buffer.var_type.name}, "
+            f"{buffer.mem_size} bytes), but the shader was made for {what}, which needs "
+            f"{needed} bytes; make the shader for the buffer's shape")
 
 
 def _declared_type(annotation):

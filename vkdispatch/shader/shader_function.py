@@ -94,6 +94,7 @@ class ShaderFunction:
         self._build: _Build = _UNBUILT  # the latest build, checked first by each call
         self._infos = shader_description.shader_arg_infos
         self._names = [info.name for info in self._infos]
+        self._extents: dict[int, tuple[int, str]] = {}
 
     # -- the latest build -----------------------------------------------------------------------
 
@@ -169,7 +170,16 @@ class ShaderFunction:
         bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size, factor,
                                  nominal)
         return _Build(context, plan, source, local_size, bounds,
-                      CallLayout(description, bounds, context))
+                      CallLayout(description, bounds, context, self._extents))
+
+    def require_buffer_bytes(self, extents: dict[int, tuple[int, str]]) -> None:
+        """Makes every call check that the buffer argument at each position holds at least
+        the bytes given (``position -> (bytes, what the shader was made for)``); for shaders
+        that index a buffer by a shape fixed when they were made. Call before the first build."""
+        if self.ready:
+            raise InvalidStateError(f"shader '{self.name}' is built already; require its buffer "
+                                    "sizes before the first call")
+        self._extents = dict(extents)
 
     def _build_for(self, context: Context) -> _Build:
         """The build for ``context``, compiled on first use there; it becomes the latest.
