@@ -78,6 +78,7 @@ class ReduceFunction:
         self._folds: dict = {}  # second stages sized for few partials, by group size
         self._spare: Buffer | None = None  # the last output made here (see _output)
         self._spare_lock = threading.Lock()
+        self._geometries: dict = {}  # (shape, element type) of the first input -> _geometry
 
     def make_stages(self) -> None:
         if self.stage1 is not None:
@@ -127,21 +128,14 @@ class ReduceFunction:
                 f"{self.reduction.name} reduction takes {len(self.input_types)} argument(s), "
                 f"the mapping function's {names}; got {len(args)}")
         self.make_stages()
-        batches, size = reduction_geometry(_shape_as(args[0], self.input_types[0]), self.axes)
-        if size == 0:
-            raise InvalidArgumentError("cannot reduce an empty input")
-        group = self.group_size
-        # The output keeps 0.1.0's shape (one partial slot per group of G elements, at most
-        # G, unless the loop bound needs more groups); the first stage runs fewer groups, so
-        # each invocation has the unrolled loop's elements (H100, 2^20 floats: one per
-        # invocation took 10.3 us, four 6.2).
+        batches, size, shape = self._geometry(args[0])
         # The input's context, which the graph's must be: not the current one, which may differ.
         context = args[0].context if isinstance(args[0], Buffer) else get_context()
         if out is not None and any(out is arg for arg in args):
             # Its partials overwrite the input while other groups still read it.
             raise InvalidArgumentError("out: the output must be another buffer than the "
                                        "inputs (it holds partial results while they are read)")
-        out = self._output(out, partial_slots(size, group), batches, context)
+        out = self._output(out, shape, context)
         # A script's repeat (the same buffers, the dropped output reused) submits the
         # recording again: the stages below are not traced through the shader layer again.
         repeat_or_record(graph, _repeat_key(self, out, args),
@@ -196,8 +190,28 @@ class ReduceFunction:
             self._folds[size] = make_reduction_stage(self.reduction, self.out_type, size, True)
         return size, self._folds[size]
 
-    def _output(self, out: Buffer | None, groups: int, batches: int, context) -> Buffer:
-        shape = (groups + 1,) if batches == 1 else (groups + 1, batches)
+    def _geometry(self, first) -> tuple:
+        """``(batches, size, output shape)`` of a reduction whose first input is ``first``;
+        cached by its shape and element type (a script's repeated call would otherwise
+        work them out each time, about a microsecond of its host time)."""
+        key = (first.shape, getattr(first, "var_type", None))
+        geometry = self._geometries.get(key)
+        if geometry is None:
+            batches, size = reduction_geometry(_shape_as(first, self.input_types[0]), self.axes)
+            if size == 0:
+                raise InvalidArgumentError("cannot reduce an empty input")
+            # The output keeps 0.1.0's shape (one partial slot per group of G elements, at
+            # most G, unless the loop bound needs more groups); the first stage runs fewer
+            # groups, so each invocation has the unrolled loop's elements (H100, 2^20 floats:
+            # one per invocation took 10.3 us, four 6.2).
+            slots = partial_slots(size, self.group_size)
+            shape = (slots + 1,) if batches == 1 else (slots + 1, batches)
+            if len(self._geometries) >= 64:  # bounded: a script of ever new shapes
+                self._geometries.clear()
+            geometry = self._geometries[key] = (batches, size, shape)
+        return geometry
+
+    def _output(self, out: Buffer | None, shape: tuple, context) -> Buffer:
         if out is None:
             return self._new_output(shape, context)
         if not isinstance(out, Buffer):
@@ -262,6 +276,9 @@ def _repeat_key(function, out: Buffer, args: tuple) -> tuple | None:
     """What a reduction's recording depends on beyond ``function`` and its context: the output
     and input buffers (see buffer_key) and the mapping function's other arguments (None, not
     repeated, where one is not a plain number)."""
+    if all(a.__class__ is Buffer for a in args):  # most calls: no scalar arguments
+        buffers_key = buffer_key((out, *args))
+        return buffers_key and (function, buffers_key, ())
     buffers = tuple(a for a in args if isinstance(a, Buffer))
     values = tuple((position, type(a), a) for position, a in enumerate(args)
                    if not isinstance(a, Buffer))
