@@ -2,9 +2,11 @@
 // on several buffers, kernels reloaded from a saved binary, and errors.
 #include <gtest/gtest.h>
 
+#include <clocale>
 #include <cmath>
 #include <complex>
 #include <random>
+#include <string>
 
 #include "compute_helpers.hpp"
 #include "vkdispatch/buffer_commands.hpp"
@@ -94,6 +96,21 @@ TEST(FftStage, BatchedLinesMatchADft) {
         EXPECT_LT(forwardError(plan, n, n * count, unsigned(n)), 1e-6 * std::log2(double(n)) + 1e-6)
             << "n = " << n;
     }
+}
+
+// Python's start-up sets LC_CTYPE alone, so the process locale has a composite name. VkFFT
+// saves setlocale(LC_ALL, nullptr) and restores it after its own setlocale call freed that
+// name: a read after free under AddressSanitizer (make test-sanitize) unless the plan is built
+// from the "C" locale. The caller's locale must survive the build either way.
+TEST(FftStage, APlanBuiltUnderACompositeLocaleKeepsIt) {
+    VKD_REQUIRE_DEVICE();
+    const std::string before = setlocale(LC_ALL, nullptr);
+    if (setlocale(LC_CTYPE, "C.UTF-8") == nullptr) GTEST_SKIP() << "no C.UTF-8 locale";
+    const std::string composite = setlocale(LC_ALL, nullptr);
+    FftPlan plan(context(), lines(24, 2), {});
+    EXPECT_EQ(setlocale(LC_ALL, nullptr), composite);
+    EXPECT_LT(forwardError(plan, 24, 48, 24u), 1e-5);
+    setlocale(LC_ALL, before.c_str());
 }
 
 TEST(FftStage, NormalisedInverseUndoesTheForwardInOneList) {

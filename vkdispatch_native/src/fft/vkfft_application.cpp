@@ -431,8 +431,12 @@ VkfftApplication::VkfftApplication(Device& device, Queue& queue, const VkfftGeom
     {
         std::lock_guard<std::mutex> lock(g_build_mutex);
         // VkFFT sets the "C" locale while it generates code and "restores" the previous one
-        // from a pointer its own setlocale call invalidated: the caller's locale is kept here.
+        // from the pointer setlocale(LC_ALL, nullptr) returned, which its own setlocale call
+        // frees when that name is composite (Python's start-up sets LC_CTYPE alone): a read
+        // after free that AddressSanitizer reports. Entering it in "C" (a static name, never
+        // freed) avoids that; the caller's locale is kept here and restored after.
         const std::string locale = setlocale(LC_ALL, nullptr);
+        setlocale(LC_ALL, "C");
         g_building_cache = cache;
         // VkFFT submits its table uploads to the queue and waits on its fence.
         queue.runExclusive([&](VkQueue raw) {
