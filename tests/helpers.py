@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import math
 import os
 import sys
 from collections.abc import Iterator, Mapping
@@ -56,6 +57,15 @@ def random_array(rng: np.random.Generator, shape, np_dtype) -> np.ndarray:
         return (rng.standard_normal(shape) * 100).astype(np_dtype)
     info = np.iinfo(np_dtype)
     return rng.integers(info.min, info.max, size=shape, dtype=np_dtype, endpoint=True)
+
+
+def prime_beyond_one_workgroup() -> int:
+    """A prime whose Bluestein convolution (at least twice as long) exceeds one workgroup: the
+    lengths vd.fft refuses."""
+    n = fft_single_pass_limit() + 1
+    while any(n % d == 0 for d in range(2, math.isqrt(n) + 1)):
+        n += 1
+    return n
 
 
 def fft_single_pass_limit(compute_type=None) -> int:

@@ -706,10 +706,6 @@ _ERRORS = {
     "convolve2DR on a 1-D real shape": (
         ValueError, r"2-D or 3-D real shape, got \(30,\)",
         lambda b, k: vd.fft.convolve2DR(vd.RFFTBuffer((30,)), vd.RFFTBuffer((30,)))),
-    "prime factor 17": (
-        ValueError, r"17",
-        lambda b, k: vd.fft.convolve(vd.Buffer((2, 34), vd.complex64),
-                                     vd.Buffer((2, 34), vd.complex64))),
 }
 
 

@@ -31,7 +31,7 @@ from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _res
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
-from vkdispatch.fft.multi_pass import fits_one_pass
+from vkdispatch.fft.fused_budget import fused_register_budget
 from vkdispatch.fft.precision import (ensure_supported_complex_precision,
                                       resolve_compute_precision, validate_complex_precision)
 from vkdispatch.fft.shader_factories import signal_range_of
@@ -47,34 +47,13 @@ __all__ = ["convolve", "convolve2D", "convolve2DR", "transpose", "make_convoluti
 # Where the spectrum sits when the kernel is applied: the forward transform's output
 # layout, which the adjoint inverse (``FFTContext.execute_adjoint``) starts from.
 SPECTRUM_LAYOUT = (-1, True)
-# Registers per thread of a convolution's line: the fused kernel holds a forward and an
-# inverse transform, and on an H100 fewer registers (more threads per line, more stages)
-# won over memory latency: N = 1024 took 0.34 ms with 4, 0.41 with 8, 0.52 with 16.
-REGISTER_BUDGETS = (4, 8, 16)
-
-
-def _register_budget(shape: Tuple, axis: int, compute_type, limits: DeviceLimits) -> int:
-    """The smallest budget of :data:`REGISTER_BUDGETS` with which a line fits one workgroup
-    (the largest on CPU drivers, where each extra stage's exchange is what costs); the same
-    for the convolution and its transposed kernel layout."""
-    n, stride = shape[axis], math.prod(shape[axis + 1:])
-    for budget in REGISTER_BUDGETS[::-1] if limits.cpu else REGISTER_BUDGETS:
-        if fits_one_pass(n, compute_type, limits, stride, budget):
-            return budget
-    raise InvalidArgumentError(
-        f"convolution along an axis of length {n} needs the line in one workgroup; "
-        f"{n} {compute_type.name} values do not fit this device's "
-        f"{limits.max_shared_memory} bytes of shared memory and "
-        f"{limits.max_workgroup_invocations} invocations")
-
-
 @functools.lru_cache(maxsize=None)
 def _convolution_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, kernel_map,
                         kernel_num: int, normalize: bool, transposed_kernel: bool,
                         kernel_inner_only: bool, input_map, output_map, input_type,
                         output_type, kernel_type, compute_type,
                         signal_range: Tuple[int, int], name: Optional[str]) -> ShaderFunction:
-    budget = _register_budget(buffer_shape, axis, compute_type, limits)
+    budget = fused_register_budget(buffer_shape, axis, compute_type, limits)
     name = name or f"convolution_shader_{buffer_shape}_{axis}"
     with fft_context(buffer_shape, axis, budget, compute_type=compute_type, name=name,
                      limits=limits) as ctx:
@@ -126,7 +105,7 @@ def make_convolution_shader(buffer_shape: Tuple, kernel_map=None, kernel_num: in
 def _fits_fused(shape: Tuple, axis, compute_type) -> bool:
     """Whether one workgroup holds a line of the convolution (with some register budget)."""
     try:
-        _register_budget(shape, normalize_axis(axis, len(shape)), compute_type,
+        fused_register_budget(shape, normalize_axis(axis, len(shape)), compute_type,
                          DeviceLimits.current())
     except InvalidArgumentError:
         return False
@@ -391,7 +370,7 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
 # -- the transposed kernel layout -------------------------------------------------------------
 
 def _grid(buffer_shape: Tuple, axis, compute_type, limits: DeviceLimits) -> FFTGridManager:
-    budget = _register_budget(buffer_shape, axis, compute_type, limits)
+    budget = fused_register_budget(buffer_shape, axis, compute_type, limits)
     config = FFTConfig(buffer_shape, axis, budget, compute_type=compute_type, limits=limits)
     return FFTGridManager(config, declare_variables=False)
 
@@ -415,7 +394,7 @@ def get_transposed_size(buffer_shape: Tuple, axis: int = None,
 @functools.lru_cache(maxsize=None)
 def _transpose_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inner_only: bool,
                       input_type, output_type, compute_type) -> ShaderFunction:
-    budget = _register_budget(buffer_shape, axis, compute_type, limits)
+    budget = fused_register_budget(buffer_shape, axis, compute_type, limits)
     with fft_context(buffer_shape, axis, budget, compute_type=compute_type, limits=limits,
                      name=f"transpose_shader_{buffer_shape}_{axis}") as ctx:
         out_buffer, in_buffer = ctx.declare_shader_args([vc.Buffer[output_type],

@@ -98,14 +98,13 @@ class IOManager:
         if not self.input_proxy.enabled:
             self.input_proxy = self.output_proxy  # in place: read the output buffer
 
-    def _record_extent(self, proxy: IOProxy, registers: FFTRegisters, r2c: bool) -> None:
+    def record_extent(self, proxy: IOProxy, shape: tuple, r2c: bool) -> None:
         """Notes how many bytes the plain buffer of ``proxy`` must hold: the shader indexes it
         by the planned shape alone, so a smaller buffer would be read past its end (garbage
         or zeros, no error) unless the call checks. Mapped sides index what the map says."""
         if proxy.has_callback() or not proxy.enabled:
             return
-        needed, what = plain_extent(registers.resources.config.buffer_shape,
-                                    proxy.buffer_types[0].__args__[0], r2c)
+        needed, what = plain_extent(shape, proxy.buffer_types[0].__args__[0], r2c)
         known = self.extents.get(proxy.position)
         if known is None or known[0] < needed:
             self.extents[proxy.position] = (needed, what)
@@ -135,7 +134,7 @@ class IOManager:
         if proxy is self.output_proxy and proxy.has_callback():
             raise InvalidArgumentError("an output_map cannot serve as the input of an in-place "
                                        "FFT; give input_type or an input_map")
-        self._record_extent(proxy, registers, r2c)
+        self.record_extent(proxy, registers.resources.config.buffer_shape, r2c)
         self.read_from_proxy(proxy, global_reads_iterator(registers, r2c=r2c, inverse=inverse,
                                                           signal_range=signal_range))
 
@@ -165,6 +164,6 @@ class IOManager:
         """Stores the registers (held in ``layout``, by default the last stage's output
         positions) through the output side."""
         registers = registers or self.default_registers
-        self._record_extent(self.output_proxy, registers, r2c)
+        self.record_extent(self.output_proxy, registers.resources.config.buffer_shape, r2c)
         self.write_to_proxy(self.output_proxy, global_writes_iterator(
             registers, r2c=r2c, inverse=inverse, layout=layout))

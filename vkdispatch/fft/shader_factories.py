@@ -14,6 +14,7 @@ import numpy as np
 
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import normalize_shape
+from vkdispatch.fft.bluestein import BluesteinFFT, needs_bluestein
 from vkdispatch.fft.config import DeviceLimits, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, real_hooks
@@ -77,6 +78,10 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
                 output_type, compute_type, signal_range: Tuple[int, int],
                 name: Optional[str]):
     n = buffer_shape[axis]
+    if needs_bluestein(n):
+        return BluesteinFFT(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
+                            output_map, input_type, output_type, compute_type, signal_range,
+                            limits, name)
     if r2c and can_pack(buffer_shape, axis, input_map, output_map, signal_range,
                         compute_type, limits):
         return packed_real_shader(buffer_shape, inverse, normalize_inverse, output_type,

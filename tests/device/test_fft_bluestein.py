@@ -1,0 +1,197 @@
+"""vd.fft at lengths with a prime factor above 13 (Bluestein's algorithm) against numpy's
+float64 transforms on random data: every such length up to 48 and a few primes (every one up to
+1024 and every prime below 2000 that fits, in ``make test-slow``), each axis of 2-D and 3-D buffers, real transforms of
+odd and even lengths, float64, mapping hooks, signal ranges, graphs replayed with new data,
+convolutions, and a shader called on a buffer too small for its shape.
+
+The bound is the one of test_fft_transforms.py, taken at the convolution's length M >= 2N - 1
+(the error grows with the transforms of M that Bluestein's algorithm runs).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from helpers import fft_single_pass_limit, random_array
+
+import vkdispatch as vd
+import vkdispatch.codegen as vc
+from vkdispatch.codegen.abbreviations import Buff, c64
+from vkdispatch.fft.bluestein import BluesteinFFT, bluestein_length, needs_bluestein
+
+EPS32, EPS64 = 2.0**-24, 2.0**-53
+C = 16  # two transforms of M and two chirp products
+
+
+def _rough(limit: int) -> list[int]:
+    return [n for n in range(2, limit + 1) if needs_bluestein(n)]
+
+
+def _primes(low: int, high: int) -> list[int]:
+    return [p for p in range(low, high) if all(p % d for d in range(2, math.isqrt(p) + 1))]
+
+
+def assert_close(actual, expected, n: int, eps: float = EPS32) -> None:
+    expected = np.asarray(expected, dtype=np.complex128)
+    error = np.linalg.norm(np.asarray(actual) - expected) / np.linalg.norm(expected)
+    limit = eps * C * math.log2(bluestein_length(n))
+    assert error <= limit, f"relative L2 error {error:.3g} above {limit:.3g} (N = {n})"
+
+
+def _round_trip(rng, n: int) -> None:
+    x = random_array(rng, (3, n), np.complex64)
+    buffer = vd.asbuffer(x)
+    vd.fft.fft(buffer)
+    assert_close(buffer.read(0), np.fft.fft(x.astype(np.complex128)), n)
+    vd.fft.ifft(buffer)
+    assert_close(buffer.read(0), x, n)
+
+
+def test_every_rough_length_up_to_48_and_some_primes(context, rng):
+    for n in _rough(48) + [67, 127, 251]:
+        _round_trip(rng, n)
+
+
+@pytest.mark.slow
+def test_every_rough_length_up_to_1024_and_the_primes_below_2000(context, rng):
+    for n in _rough(1024) + _primes(1025, 2000):
+        try:
+            _round_trip(rng, n)
+        except ValueError as error:  # its convolution exceeds one workgroup here
+            assert f"FFT length {n} has the prime factor" in str(error)
+            assert bluestein_length(n) > fft_single_pass_limit(), n
+
+
+def test_the_plan_is_bluesteins_and_its_length_is_smooth():
+    for n in (17, 97, 1009):
+        m = bluestein_length(n)
+        assert m >= 2 * n - 1 and not needs_bluestein(m)
+        assert isinstance(vd.fft.make_fft_shader((n,)), BluesteinFFT)
+    assert not isinstance(vd.fft.make_fft_shader((16,)), BluesteinFFT)
+
+
+@pytest.mark.parametrize("shape", [(17, 19, 4), (6, 23, 29), (31, 2, 37)])
+def test_every_axis_of_a_3d_buffer(context, rng, shape):
+    x = random_array(rng, shape, np.complex64)
+    for axis in range(3):
+        buffer = vd.asbuffer(x)
+        vd.fft.fft(buffer, axis=axis)
+        assert_close(buffer.read(0), np.fft.fft(x.astype(np.complex128), axis=axis),
+                     shape[axis])
+    buffer = vd.asbuffer(x)
+    vd.fft.fft3(buffer)
+    assert_close(buffer.read(0), np.fft.fftn(x.astype(np.complex128)), max(shape))
+    vd.fft.ifft3(buffer)
+    assert_close(buffer.read(0), x, max(shape))
+
+
+def test_2d_transforms_with_rough_axes(context, rng):
+    x = random_array(rng, (2, 19, 34), np.complex64)
+    buffer = vd.asbuffer(x)
+    vd.fft.fft2(buffer)
+    assert_close(buffer.read(0), np.fft.fft2(x.astype(np.complex128)), 34)
+    vd.fft.ifft2(buffer)
+    assert_close(buffer.read(0), x, 34)
+
+
+@pytest.mark.parametrize("shape", [(4, 17), (3, 34), (2, 97), (2, 3, 46), (1, 127)])
+def test_real_transforms_of_odd_and_even_rough_lengths(context, rng, shape):
+    x = random_array(rng, shape, np.float32)
+    buffer = vd.RFFTBuffer(shape)
+    buffer.write_real(x)
+    vd.fft.rfft(buffer)
+    assert_close(buffer.read(0), np.fft.rfft(x.astype(np.float64)), shape[-1])
+    vd.fft.irfft(buffer)
+    assert_close(buffer.read_real(0), x, shape[-1])
+
+
+def test_real_2d_transforms_with_a_rough_axis(context, rng):
+    for shape in [(6, 17), (19, 8)]:
+        x = random_array(rng, shape, np.float32)
+        buffer = vd.RFFTBuffer(shape)
+        buffer.write_real(x)
+        vd.fft.rfft2(buffer)
+        assert_close(buffer.read(0), np.fft.rfft2(x.astype(np.float64)), max(shape))
+        vd.fft.irfft2(buffer)
+        assert_close(buffer.read_real(0), x, max(shape))
+
+
+def test_float64(context, rng):
+    x = random_array(rng, (3, 101), np.complex128)
+    buffer = vd.asbuffer(x)
+    vd.fft.fft(buffer, compute_type=vd.complex128)
+    assert_close(buffer.read(0), np.fft.fft(x), 101, EPS64)
+    vd.fft.ifft(buffer, compute_type=vd.complex128)
+    assert_close(buffer.read(0), x, 101, EPS64)
+
+
+@vd.map
+def _doubled(source: Buff[c64]):
+    op = vd.fft.read_op()
+    op.read_from_buffer(source)
+    op.register[:] = op.register * 2.0
+
+
+@vd.map
+def _conjugated(target: Buff[c64]):
+    op = vd.fft.write_op()
+    value = op.register
+    op.register[:] = vc.to_dtype(value.var_type, value.real, -value.imag)
+    op.write_to_buffer(target)
+
+
+def test_mapping_hooks_see_the_callers_indices(context, rng):
+    x = random_array(rng, (4, 41), np.complex64)
+    source, out = vd.asbuffer(x), vd.asbuffer(random_array(rng, (4, 41), np.complex64))
+    vd.fft.fft(out, source, input_map=_doubled)
+    assert_close(out.read(0), np.fft.fft(2 * x.astype(np.complex128)), 41)
+    target = vd.asbuffer(random_array(rng, (4, 41), np.complex64))
+    vd.fft.fft(target, source, output_map=_conjugated, input_type=vd.complex64)
+    assert_close(target.read(0), np.conj(np.fft.fft(x.astype(np.complex128))), 41)
+    np.testing.assert_array_equal(source.read(0), x)
+
+
+def test_input_signal_range(context, rng):
+    x = random_array(rng, (3, 37), np.complex64)
+    buffer = vd.asbuffer(x)
+    vd.fft.fft(buffer, input_signal_range=(5, 30))
+    y = x.astype(np.complex128)
+    y[:, :5] = 0
+    y[:, 30:] = 0
+    assert_close(buffer.read(0), np.fft.fft(y), 37)
+
+
+def test_a_graph_replays_with_new_data(context, rng):
+    buffer = vd.Buffer((2, 53), vd.complex64)
+    graph = vd.CommandGraph()
+    try:
+        vd.fft.fft(buffer, graph=graph)
+        for _ in range(2):
+            x = random_array(rng, (2, 53), np.complex64)
+            buffer.write(x)
+            graph.submit()
+            assert_close(buffer.read(0), np.fft.fft(x.astype(np.complex128)), 53)
+    finally:
+        graph.destroy()
+
+
+def test_convolutions_at_rough_lengths(context, rng):
+    x, k = (random_array(rng, (3, 34), np.complex64) for _ in range(2))
+    signal, kernel = vd.asbuffer(x), vd.asbuffer(k)
+    vd.fft.convolve(signal, kernel)
+    wide = x.astype(np.complex128)
+    assert_close(signal.read(0), np.fft.ifft(np.fft.fft(wide) * np.conj(k)), 34)
+    x, k = (random_array(rng, (17, 8), np.complex64) for _ in range(2))
+    signal, kernel = vd.asbuffer(x), vd.asbuffer(k)
+    vd.fft.convolve2D(signal, kernel)
+    wide = x.astype(np.complex128)
+    assert_close(signal.read(0), np.fft.ifft2(np.fft.fft2(wide) * np.conj(k)), 17)
+
+
+def test_a_shader_made_for_a_longer_line_is_refused(context, rng):
+    x = random_array(rng, (10,), np.complex64)
+    buffer = vd.asbuffer(x)
+    with pytest.raises(ValueError, match=r"\(17,\).*\(10,\)|\(10,\).*\(17,\)"):
+        vd.fft.make_fft_shader((17,))(buffer)
+    np.testing.assert_array_equal(buffer.read(0), x)

@@ -1,0 +1,216 @@
+"""Lengths with a prime factor above 13: Bluestein's algorithm as one fused convolution.
+
+With the chirp ``w[n] = exp(s i pi n^2 / N)`` (``s = -1`` forward, ``+1`` inverse), ``n k =
+(n^2 + k^2 - (k - n)^2) / 2`` turns the transform into ``X[k] = w[k] sum_n (x[n] w[n])
+conj(w[k - n])``: a linear convolution of ``x w`` with ``conj(w)``, which a circular one of any
+length ``M >= 2N - 1`` holds exactly once ``conj(w)`` is wrapped around (``b[m] = b[M - m] =
+conj(w[m])`` for ``m < N``, zeros between). ``M`` is chosen with the generated butterflies'
+primes only, so one shader loads ``x w`` (zeros past N), transforms, multiplies by
+``B = FFT_M(b) / M``, transforms back as the adjoint of its forward stages (like
+``vd.fft.convolve``), and stores ``w[k]`` times the first N values.
+
+The chirp and ``B`` come from a table made once per context in float64 on the host (``n^2 mod
+2N`` exactly: in float32 on the device ``n^2`` loses the phase for N above a few thousand).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+
+from vkdispatch.base import dtype as dt
+from vkdispatch.base.buffer import Buffer
+import vkdispatch.codegen as vc
+from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.fft.config import DeviceLimits
+from vkdispatch.fft.context import FFTContext, fft_context
+from vkdispatch.fft.fused_budget import fused_register_budget
+from vkdispatch.fft.io_manager import IOManager
+from vkdispatch.fft.iterators import (global_reads_iterator, global_writes_iterator,
+                                      register_reads_iterator)
+from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES, pad_dim, prime_factors
+from vkdispatch.shader import dispatch_target
+
+__all__ = ["needs_bluestein", "bluestein_length", "BluesteinFFT"]
+
+# Where the forward transform leaves the spectrum (see vd.fft.convolve).
+_SPECTRUM_LAYOUT = (-1, True)
+
+
+def needs_bluestein(n: int) -> bool:
+    """Whether a length has a prime factor without a generated butterfly."""
+    return any(p not in SUPPORTED_PRIMES for p in prime_factors(n))
+
+
+def bluestein_length(n: int) -> int:
+    """The convolution length M: the least length >= 2N - 1 of supported primes."""
+    return pad_dim(2 * n - 1)
+
+
+def chirp_table(n: int, m: int, inverse: bool, scale: float) -> np.ndarray:
+    """``[w[0..N) | B[0..M)]`` in complex128, ``B`` already divided by ``M`` and ``scale``."""
+    sign = 1.0 if inverse else -1.0
+    positions = np.arange(n, dtype=np.int64)
+    chirp = np.exp(sign * 1j * np.pi * ((positions * positions) % (2 * n)) / n)
+    wrapped = np.zeros(m, dtype=np.complex128)
+    wrapped[:n] = np.conj(chirp)
+    wrapped[m - n + 1:] = np.conj(chirp[1:])[::-1]
+    return np.concatenate([chirp, np.fft.fft(wrapped) / (m * scale)])
+
+
+def _multiply(register, value) -> None:
+    value = value if value.var_type is register.var_type else vc.to_dtype(register.var_type,
+                                                                          value)
+    register[:] = vc.mult_complex(register, value)
+
+
+def _below(index, n: int, body, otherwise=None) -> None:
+    """``body()`` where the line position ``index`` is below ``n``, else ``otherwise()``."""
+    if isinstance(index, int):
+        if index < n:
+            body()
+        elif otherwise is not None:
+            otherwise()
+        return
+    vc.if_statement(index < n)
+    body()
+    if otherwise is not None:
+        vc.else_statement()
+        otherwise()
+    vc.end()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Lines:
+    """How the shader's lines of M map onto the caller's lines of N."""
+
+    n: int
+    m: int
+    inner: int  # the distance between a line's elements
+    r2c: bool
+    inverse: bool
+
+    def user_op(self, op, reading: bool):
+        """``op`` (an element of a line of M) as the caller's element at the same position:
+        its flat index in lines of N, or for real transforms in the RFFTBuffer layout (padded
+        real rows of ``2 (N/2 + 1)`` scalars, half spectra of ``N/2 + 1`` bins)."""
+        n, m = self.n, self.m
+        if not self.r2c:
+            index = op.io_index - (op.io_index // (m * self.inner)) * ((m - n) * self.inner)
+            return dataclasses.replace(op, io_index=index, fft_size=n)
+        half, row, position = n // 2 + 1, op.io_index // m, op.fft_index
+        fields = {}
+        if reading and self.inverse:  # bins past N/2 mirror conj(X[N - k])
+            fields["r2c_inverse_offset"] = row * (2 * half) + n
+        real_side = reading != self.inverse  # forward reads, inverse writes real rows
+        index = row * (2 * half if real_side else half) + position
+        return dataclasses.replace(op, io_index=index, fft_size=n, r2c=True,
+                                   inverse=self.inverse, **fields)
+
+
+def _load(ctx: FFTContext, io: IOManager, table, lines: _Lines,
+          signal_range: Tuple[int, int]) -> None:
+    """Registers = ``x[k] w[k]`` through the input side for k < N, zeros past N."""
+    proxy = io.input_proxy
+    if proxy is io.output_proxy and proxy.has_callback():
+        raise InvalidArgumentError("an output_map cannot serve as the input of an in-place "
+                                   "FFT; give input_type or an input_map")
+    for op in global_reads_iterator(ctx.registers):
+        user = dataclasses.replace(lines.user_op(op, True), signal_range=signal_range)
+        register = op.register
+
+        def load(user=user, register=register, index=op.fft_index):
+            io.read_from_proxy(proxy, [user])
+            _multiply(register, table[index])
+
+        def zero(register=register):
+            register[:] = vc.to_dtype(register.var_type, 0, 0)
+
+        _below(op.fft_index, lines.n, load, zero)
+
+
+def _apply_kernel(ctx: FFTContext, table, n: int) -> None:
+    for op in register_reads_iterator(ctx.registers, layout=_SPECTRUM_LAYOUT):
+        _multiply(op.register, table[op.fft_index + n])
+
+
+def _store(ctx: FFTContext, io: IOManager, table, lines: _Lines) -> None:
+    """Stores ``w[k]`` times the first N values through the output side."""
+    for op in global_writes_iterator(ctx.registers, layout=(0, False)):
+        user = lines.user_op(op, False)
+
+        def store(user=user, index=op.fft_index):
+            _multiply(user.register, table[index])
+            io.write_to_proxy(io.output_proxy, [user])
+
+        _below(op.fft_index, lines.n, store)
+
+
+class BluesteinFFT:
+    """The transform along one axis of a length with a prime factor above 13 (see the module
+    text), called like a shader: ``plan(*output_side, *input_side, graph=g)``; the chirp table
+    is made once per context."""
+
+    def __init__(self, buffer_shape: Tuple, axis: int, inverse: bool, normalize: bool,
+                 r2c: bool, input_map, output_map, input_type, output_type, compute_type,
+                 signal_range: Tuple[int, int], limits: DeviceLimits, name: Optional[str]):
+        n = buffer_shape[axis]
+        self.n, self.m = n, bluestein_length(n)
+        self.inverse, self.compute_type = inverse, compute_type
+        self.scale = n if inverse and normalize else 1
+        shape = buffer_shape[:axis] + (self.m,) + buffer_shape[axis + 1:]
+        lines = _Lines(n, self.m, math.prod(buffer_shape[axis + 1:]), r2c, inverse)
+        if r2c and lines.inner != 1:
+            raise InvalidArgumentError("R2C io only supported for contiguous data (the last "
+                                       f"axis); got axis {axis} of shape {buffer_shape}")
+        name = name or f"bluestein_{buffer_shape}_{axis}_{inverse}_{normalize}_{r2c}"
+        with fft_context(shape, axis, self._budget(shape, axis, limits),
+                         compute_type=compute_type, name=name, limits=limits) as ctx:
+            io = ctx.make_io_manager(output_map, output_type, input_type, input_map,
+                                     kernel_map=compute_type)
+            (table,) = io.kernel_proxy.variables
+            io.record_extent(io.input_proxy, buffer_shape, r2c)
+            io.record_extent(io.output_proxy, buffer_shape, r2c)
+            _load(ctx, io, table, lines, signal_range)
+            ctx.execute(inverse=False)
+            _apply_kernel(ctx, table, self.n)
+            ctx.execute_adjoint()  # M x the inverse transform: B carries the 1/M
+            _store(ctx, io, table, lines)
+        self.shader = ctx.get_callable()
+
+    def _budget(self, shape: Tuple, axis: int, limits: DeviceLimits) -> int:
+        try:
+            return fused_register_budget(shape, axis, self.compute_type, limits)
+        except InvalidArgumentError:
+            raise InvalidArgumentError(
+                f"FFT length {self.n} has the prime factor {max(prime_factors(self.n))}, "
+                f"above 13: it is transformed by Bluestein's algorithm, a convolution of "
+                f"length {self.m} that must fit one workgroup, and {self.m} "
+                f"{self.compute_type.name} values do not on this device (longer lengths with "
+                f"large prime factors: vd.vkfft)") from None
+
+    def _table(self, context) -> Buffer:
+        table = context.derived.get(self)
+        if table is None:
+            values = chirp_table(self.n, self.m, self.inverse, self.scale)
+            host = np.complex128 if self.compute_type is dt.complex128 else np.complex64
+            with context:
+                table = Buffer((self.n + self.m,), self.compute_type)
+                table.write(values.astype(host))
+            context.derived[self] = table
+        return table
+
+    def __call__(self, *args, graph=None) -> None:
+        target = graph if graph is not None else dispatch_target.default_target()
+        self.shader(*args, self._table(target.context), graph=target)
+
+    def get_src(self, line_numbers: bool | None = None):
+        return self.shader.get_src(line_numbers)
+
+    def print_src(self, line_numbers: bool | None = None) -> None:
+        self.shader.print_src(line_numbers)
+
+    def __repr__(self) -> str:
+        return repr(self.shader)
