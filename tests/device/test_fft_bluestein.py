@@ -1,8 +1,9 @@
 """vd.fft at lengths with a prime factor above 13 (Bluestein's algorithm) against numpy's
 float64 transforms on random data: every such length up to 48 and a few primes (every one up to
-1024 and every prime below 2000 that fits, in ``make test-slow``), each axis of 2-D and 3-D buffers, real transforms of
+1024 and every prime below 2000, in ``make test-slow``), each axis of 2-D and 3-D buffers, real transforms of
 odd and even lengths, float64, mapping hooks, signal ranges, graphs replayed with new data,
-convolutions, and a shader called on a buffer too small for its shape.
+convolutions, lengths whose convolution exceeds one workgroup (four dispatches), and a shader
+called on a buffer too small for its shape.
 
 The bound is the one of test_fft_transforms.py, taken at the convolution's length M >= 2N - 1
 (the error grows with the transforms of M that Bluestein's algorithm runs).
@@ -13,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from helpers import fft_single_pass_limit, random_array
+from helpers import prime_beyond_one_workgroup, random_array
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
@@ -56,11 +57,35 @@ def test_every_rough_length_up_to_48_and_some_primes(context, rng):
 @pytest.mark.slow
 def test_every_rough_length_up_to_1024_and_the_primes_below_2000(context, rng):
     for n in _rough(1024) + _primes(1025, 2000):
-        try:
-            _round_trip(rng, n)
-        except ValueError as error:  # its convolution exceeds one workgroup here
-            assert f"FFT length {n} has the prime factor" in str(error)
-            assert bluestein_length(n) > fft_single_pass_limit(), n
+        _round_trip(rng, n)
+
+
+def test_lengths_whose_convolution_exceeds_one_workgroup(context, rng):
+    """Four dispatches (two-pass transforms of M into and out of a spectrum buffer): 1-D,
+    strided, real, mapped and with a signal range."""
+    n = prime_beyond_one_workgroup()
+    assert vd.fft.make_fft_shader((n,)).passes is not None
+    _round_trip(rng, n)
+    x = random_array(rng, (n, 3), np.complex64)
+    buffer = vd.asbuffer(x)
+    vd.fft.fft(buffer, axis=0)
+    assert_close(buffer.read(0), np.fft.fft(x.astype(np.complex128), axis=0), n)
+    real = random_array(rng, (2, n), np.float32)
+    spectrum = vd.RFFTBuffer((2, n))
+    spectrum.write_real(real)
+    vd.fft.rfft(spectrum)
+    assert_close(spectrum.read(0), np.fft.rfft(real.astype(np.float64)), n)
+    vd.fft.irfft(spectrum)
+    assert_close(spectrum.read_real(0), real, n)
+    x = random_array(rng, (2, n), np.complex64)
+    source, out = vd.asbuffer(x), vd.Buffer((2, n), vd.complex64)
+    vd.fft.fft(out, source, input_map=_doubled, input_signal_range=(10, n - 10))
+    y = 2 * x.astype(np.complex128)
+    y[:, :10] = 0
+    y[:, n - 10:] = 0
+    assert_close(out.read(0), np.fft.fft(y), n)
+    with pytest.raises(ValueError, match=rf"\({n},\)"):
+        vd.fft.make_fft_shader((n,))(vd.Buffer((n - 1,), vd.complex64))
 
 
 def test_the_plan_is_bluesteins_and_its_length_is_smooth():

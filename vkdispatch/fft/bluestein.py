@@ -28,10 +28,14 @@ from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.context import FFTContext, fft_context
 from vkdispatch.fft.fused_budget import fused_register_budget
 from vkdispatch.fft.io_manager import IOManager
+from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.iterators import (global_reads_iterator, global_writes_iterator,
                                       register_reads_iterator)
+from vkdispatch.fft.memory_ops import derived_op, read_op, write_op
+from vkdispatch.fft.multi_pass import FourStepFFT, check_extents, plain_extents
 from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES, pad_dim, prime_factors
 from vkdispatch.shader import dispatch_target
+from vkdispatch.shader.mapping import map as make_map
 
 __all__ = ["needs_bluestein", "bluestein_length", "BluesteinFFT"]
 
@@ -148,69 +152,198 @@ def _store(ctx: FFTContext, io: IOManager, table, lines: _Lines) -> None:
         _below(op.fft_index, lines.n, store)
 
 
+def _position(op, m: int, inner: int):
+    """The position along the line of M of a multi-pass op (its own ``fft_index`` counts
+    along one pass's shorter line)."""
+    return ((op.io_index // inner) % m).to_register() if inner > 1 \
+        else (op.io_index % m).to_register()
+
+
+def _user_side(side_map, buffer_type):
+    """``(map, types)`` of one side of the caller's signature: its map, or one plain buffer."""
+    if side_map is not None:
+        return side_map, list(side_map.buffer_types)
+    return None, [vc.Buffer[buffer_type]]
+
+
+def _through(side_map, op, variables, method: str) -> None:
+    """Runs the caller's map on ``op`` (made current), or moves it to/from the plain buffer."""
+    if side_map is None:
+        getattr(op, method)(variables[0])
+        return
+    with derived_op(op):
+        side_map.callback(*variables)
+
+
+def _loader(lines: _Lines, input_map, input_type, signal_range, compute_type):
+    """The first pass's input hook: ``x[n] w[n]`` from the caller's input side, zeros past N;
+    its arguments are the caller's input side and the table."""
+    side_map, types = _user_side(input_map, input_type)
+
+    def load(*variables):
+        op = read_op()
+        position = _position(op, lines.m, lines.inner)
+        line_op = dataclasses.replace(op, fft_index=position, fft_size=lines.m)
+        user = dataclasses.replace(lines.user_op(line_op, True), signal_range=signal_range)
+        table = variables[-1]
+
+        def body():
+            _through(side_map, user, variables[:-1], "read_from_buffer")
+            _multiply(op.register, table[position])
+
+        def zero():
+            op.register[:] = vc.to_dtype(op.register.var_type, 0, 0)
+
+        _below(position, lines.n, body, zero)
+
+    return make_map(load, input_types=types + [vc.Buffer[compute_type]])
+
+
+def _kernel_reader(lines: _Lines, compute_type):
+    """The second pass's input hook: the spectrum times ``B``."""
+    def read(spectrum, table):
+        op = read_op()
+        op.read_from_buffer(spectrum)
+        _multiply(op.register, table[_position(op, lines.m, lines.inner) + lines.n])
+
+    return make_map(read, input_types=[vc.Buffer[compute_type], vc.Buffer[compute_type]])
+
+
+def _storer(lines: _Lines, output_map, output_type, compute_type):
+    """The second pass's output hook: ``w[k]`` times the first N values, through the caller's
+    output side; its arguments are the caller's output side and the table."""
+    side_map, types = _user_side(output_map, output_type)
+
+    def store(*variables):
+        op = write_op()
+        position = _position(op, lines.m, lines.inner)
+        user = lines.user_op(dataclasses.replace(op, fft_index=position, fft_size=lines.m),
+                             False)
+        table = variables[-1]
+
+        def body():
+            _multiply(op.register, table[position])
+            _through(side_map, user, variables[:-1], "write_to_buffer")
+
+        _below(position, lines.n, body)
+
+    return make_map(store, input_types=types + [vc.Buffer[compute_type]])
+
+
 class BluesteinFFT:
     """The transform along one axis of a length with a prime factor above 13 (see the module
-    text), called like a shader: ``plan(*output_side, *input_side, graph=g)``; the chirp table
-    is made once per context."""
+    text), called like a shader: ``plan(*output_side, *input_side, graph=g)``. One fused
+    shader where the convolution of M fits one workgroup; otherwise a forward transform of M
+    into a spectrum buffer and an inverse one out of it, each in two passes (four
+    dispatches, the chirps and ``B`` applied by their hooks). The chirp table (and the
+    spectrum buffer) are made once per context."""
 
     def __init__(self, buffer_shape: Tuple, axis: int, inverse: bool, normalize: bool,
                  r2c: bool, input_map, output_map, input_type, output_type, compute_type,
-                 signal_range: Tuple[int, int], limits: DeviceLimits, name: Optional[str]):
+                 signal_range: Tuple[int, int], limits: DeviceLimits, name: Optional[str],
+                 pass_factory):
         n = buffer_shape[axis]
         self.n, self.m = n, bluestein_length(n)
         self.inverse, self.compute_type = inverse, compute_type
         self.scale = n if inverse and normalize else 1
-        shape = buffer_shape[:axis] + (self.m,) + buffer_shape[axis + 1:]
+        self.shape = buffer_shape[:axis] + (self.m,) + buffer_shape[axis + 1:]
         lines = _Lines(n, self.m, math.prod(buffer_shape[axis + 1:]), r2c, inverse)
         if r2c and lines.inner != 1:
             raise InvalidArgumentError("R2C io only supported for contiguous data (the last "
                                        f"axis); got axis {axis} of shape {buffer_shape}")
         name = name or f"bluestein_{buffer_shape}_{axis}_{inverse}_{normalize}_{r2c}"
-        with fft_context(shape, axis, self._budget(shape, axis, limits),
-                         compute_type=compute_type, name=name, limits=limits) as ctx:
+        maps = (input_map, output_map, input_type, output_type)
+        try:
+            budget = fused_register_budget(self.shape, axis, compute_type, limits)
+        except InvalidArgumentError:
+            budget = None
+        self.shader = self.passes = None
+        if budget is not None:
+            self.shader = self._fused(axis, budget, lines, *maps, signal_range, limits, name)
+        else:
+            self.passes = self._two_transforms(axis, lines, *maps, signal_range, limits, name,
+                                               pass_factory)
+            self.output_count = len(output_map.buffer_types) if output_map is not None else 1
+            self.in_place = input_map is None and output_map is None
+            self.extents = plain_extents(buffer_shape, input_map, output_map, input_type,
+                                         output_type, r2c)
+
+    def _fused(self, axis, budget, lines, input_map, output_map, input_type, output_type,
+               signal_range, limits, name):
+        with fft_context(self.shape, axis, budget, compute_type=self.compute_type, name=name,
+                         limits=limits) as ctx:
             io = ctx.make_io_manager(output_map, output_type, input_type, input_map,
-                                     kernel_map=compute_type)
+                                     kernel_map=self.compute_type)
             (table,) = io.kernel_proxy.variables
-            io.record_extent(io.input_proxy, buffer_shape, r2c)
-            io.record_extent(io.output_proxy, buffer_shape, r2c)
+            buffer_shape = self.shape[:axis] + (self.n,) + self.shape[axis + 1:]
+            io.record_extent(io.input_proxy, buffer_shape, lines.r2c)
+            io.record_extent(io.output_proxy, buffer_shape, lines.r2c)
             _load(ctx, io, table, lines, signal_range)
             ctx.execute(inverse=False)
             _apply_kernel(ctx, table, self.n)
             ctx.execute_adjoint()  # M x the inverse transform: B carries the 1/M
             _store(ctx, io, table, lines)
-        self.shader = ctx.get_callable()
+        return ctx.get_callable()
 
-    def _budget(self, shape: Tuple, axis: int, limits: DeviceLimits) -> int:
+    def _two_transforms(self, axis, lines, input_map, output_map, input_type, output_type,
+                        signal_range, limits, name, pass_factory) -> tuple:
+        ct = self.compute_type
+        if input_map is None and output_map is None:
+            input_type = output_type  # in place: the input side is the output buffer
         try:
-            return fused_register_budget(shape, axis, self.compute_type, limits)
+            forward = FourStepFFT(pass_factory, self.shape, axis, False, False,
+                                  _loader(lines, input_map, input_type, signal_range, ct), None,
+                                  None, ct, ct, limits, f"{name}_forward")
+            inverse = FourStepFFT(pass_factory, self.shape, axis, True, False,
+                                  _kernel_reader(lines, ct),
+                                  _storer(lines, output_map, output_type, ct), None, None, ct,
+                                  limits, f"{name}_inverse")
         except InvalidArgumentError:
             raise InvalidArgumentError(
                 f"FFT length {self.n} has the prime factor {max(prime_factors(self.n))}, "
-                f"above 13: it is transformed by Bluestein's algorithm, a convolution of "
-                f"length {self.m} that must fit one workgroup, and {self.m} "
-                f"{self.compute_type.name} values do not on this device (longer lengths with "
-                f"large prime factors: vd.vkfft)") from None
+                f"above 13: it is transformed by Bluestein's algorithm through transforms of "
+                f"length {self.m}, which this device cannot split into two passes that each "
+                f"fit one workgroup (such lengths: vd.vkfft)") from None
+        return forward, inverse
 
-    def _table(self, context) -> Buffer:
-        table = context.derived.get(self)
-        if table is None:
+    def _buffers(self, context) -> tuple:
+        """``(table, spectrum)`` of ``context``, made on first use (no spectrum when fused)."""
+        made = context.derived.get(self)
+        if made is None:
             values = chirp_table(self.n, self.m, self.inverse, self.scale)
             host = np.complex128 if self.compute_type is dt.complex128 else np.complex64
             with context:
                 table = Buffer((self.n + self.m,), self.compute_type)
                 table.write(values.astype(host))
-            context.derived[self] = table
-        return table
+                spectrum = None if self.passes is None else \
+                    Buffer((math.prod(self.shape),), self.compute_type)
+            made = context.derived[self] = (table, spectrum)
+        return made
 
     def __call__(self, *args, graph=None) -> None:
         target = graph if graph is not None else dispatch_target.default_target()
-        self.shader(*args, self._table(target.context), graph=target)
+        table, spectrum = self._buffers(target.context)
+        if self.passes is None:
+            self.shader(*args, table, graph=target)
+            return
+        check_extents(self.extents, args)
+        outputs = args[:self.output_count]
+        inputs = outputs if self.in_place else args[self.output_count:]
+        forward, inverse = self.passes
+        with one_submission(target):
+            forward(spectrum, *inputs, table, graph=target)
+            inverse(*outputs, table, spectrum, table, graph=target)
 
     def get_src(self, line_numbers: bool | None = None):
-        return self.shader.get_src(line_numbers)
+        if self.passes is None:
+            return self.shader.get_src(line_numbers)
+        return self.passes[0].get_src(line_numbers) + self.passes[1].get_src(line_numbers)
 
     def print_src(self, line_numbers: bool | None = None) -> None:
-        self.shader.print_src(line_numbers)
+        for source in (self.get_src(line_numbers) if self.passes is not None
+                       else (self.get_src(line_numbers),)):
+            print(source)
 
     def __repr__(self) -> str:
-        return repr(self.shader)
+        return "\n".join(repr(source) for source in (
+            self.get_src() if self.passes is not None else (self.get_src(),)))

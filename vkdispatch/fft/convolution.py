@@ -22,6 +22,7 @@ import vkdispatch.codegen as vc
 from vkdispatch.errors import (InvalidArgumentError, InvalidShaderArgumentError,
                                InvalidTypeError)
 from vkdispatch.execution_pipeline.graphs import one_submission
+from vkdispatch.fft.bluestein import needs_bluestein
 from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
@@ -32,6 +33,7 @@ from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
 from vkdispatch.fft.fused_budget import fused_register_budget
+from vkdispatch.fft.prime_utils import pad_dim
 from vkdispatch.fft.precision import (ensure_supported_complex_precision,
                                       resolve_compute_precision, validate_complex_precision)
 from vkdispatch.fft.shader_factories import signal_range_of
@@ -202,9 +204,10 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     its own inverse transform and store. ``kernel_inner_only`` broadcasts one kernel over
     the outer batches; ``transposed_kernel`` reads a kernel laid out by :func:`transpose`.
 
-    A line longer than one workgroup holds is convolved unfused (an FFT storing the product
-    through a hook, then the inverse: four passes), in the plain form only (one kernel per
-    line, no hooks); the other forms raise ``ValueError`` naming the length.
+    A line longer than one workgroup holds, or of a length with a prime factor above 13, is
+    convolved unfused (an FFT storing the product through a hook, then the inverse), in the
+    plain form only (one kernel per line, no hooks); the other forms raise ``ValueError``
+    naming the length.
     """
     if not buffers:
         raise InvalidArgumentError("At least one buffer must be provided")
@@ -263,6 +266,13 @@ def _convolution_plan(buffers, shape, kernel_map, kernel_num, axis, normalize,
              and input_signal_range is None)
     if plain and not _fits_fused(shape, axis, compute_type):
         return position, compute_type, None
+    length = shape[normalize_axis(axis, len(shape))]
+    if needs_bluestein(length):
+        raise InvalidArgumentError(
+            f"convolution along an axis of length {length} (a prime factor above 13): only the "
+            "plain form (one kernel buffer per line, no hooks, signal range, kernel_num, "
+            "transposed or broadcast kernel) runs at such lengths, by Bluestein's transforms; "
+            f"pad the axis to vd.fft.pad_dim({length}) = {pad_dim(length)} for the others")
     return position, compute_type, make_convolution_shader(
         shape, kernel_map, kernel_num, axis, normalize, transposed_kernel, kernel_inner_only,
         input_map, output_map, input_type, output_type, kernel_precision, compute_type,

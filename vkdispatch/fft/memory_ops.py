@@ -17,7 +17,7 @@ from vkdispatch.codegen.variables import ShaderVariable
 from vkdispatch.errors import InvalidArgumentError, InvalidStateError
 
 __all__ = ["MemoryOp", "GlobalReadOp", "GlobalWriteOp", "GlobalTransposedWriteOp", "read_op",
-           "write_op", "current_op", "kernel_index_scope", "mapped_kernel_index"]
+           "write_op", "current_op", "derived_op", "kernel_index_scope", "mapped_kernel_index"]
 
 
 class _Current(threading.local):
@@ -193,6 +193,19 @@ def current_op(op) -> Iterator[None]:
         yield
     finally:
         setattr(_current, slot, None)
+
+
+@contextlib.contextmanager
+def derived_op(op) -> Iterator[None]:
+    """Makes ``op`` current in place of the current op of its kind, for a hook that runs
+    another hook on an element it derived (another index or length) from its own."""
+    slot = "read" if isinstance(op, GlobalReadOp) else "write"
+    previous = getattr(_current, slot)
+    setattr(_current, slot, op)
+    try:
+        yield
+    finally:
+        setattr(_current, slot, previous)
 
 
 @contextlib.contextmanager

@@ -28,7 +28,7 @@ from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.call_layout import check_extent
 from vkdispatch.shader.mapping import map as make_map
 
-__all__ = ["fits_one_pass", "split_length", "FourStepFFT"]
+__all__ = ["fits_one_pass", "split_length", "plain_extents", "check_extents", "FourStepFFT"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -54,8 +54,9 @@ def fits_one_pass(n: int, compute_type, limits: DeviceLimits, stride: int = 1,
 
 def split_length(n: int, compute_type, limits: DeviceLimits) -> Tuple[int, int]:
     """``(N1, N2)`` with ``N1 N2 = n``, both single-pass lengths, as balanced as possible."""
-    divisors = [d for d in range(2, n) if n % d == 0]
-    splits = sorted(((d, n // d) for d in divisors), key=lambda s: abs(math.log(s[0] / s[1])))
+    small = [d for d in range(2, math.isqrt(n) + 1) if n % d == 0]  # not range(n): n ~ 2^31
+    splits = sorted({pair for d in small for pair in ((d, n // d), (n // d, d))},
+                    key=lambda s: (abs(math.log(s[0] / s[1])), s))
     for n1, n2 in splits:
         if fits_one_pass(n1, compute_type, limits) and fits_one_pass(n2, compute_type, limits):
             return n1, n2
@@ -134,6 +135,25 @@ def real_hooks(n: int, inverse: bool, buffer_type) -> tuple:
     return make_map(read, input_types=types), make_map(write, input_types=types)
 
 
+def plain_extents(buffer_shape: Tuple, input_map, output_map, input_type, output_type,
+                  r2c: bool = False) -> dict:
+    """``position -> (bytes, what)`` of the plain buffers a transform of ``buffer_shape``
+    called with these maps indexes by the shape (see :func:`check_extents`)."""
+    extents = {}
+    if output_map is None:
+        extents[0] = plain_extent(buffer_shape, output_type, r2c)
+    if input_map is None and output_map is not None:
+        extents[len(output_map.buffer_types)] = plain_extent(buffer_shape, input_type, r2c)
+    return extents
+
+
+def check_extents(extents: dict, args: tuple) -> None:
+    """Raises naming both shapes where a plain buffer argument is too small for the plan."""
+    for position, (needed, what) in extents.items():
+        if position < len(args):  # missing arguments are the passes' errors to name
+            check_extent(args[position], needed, what, f"buffer argument {position}")
+
+
 class FourStepFFT:
     """A transform along one axis in two passes (see the module text). Called like a shader:
     ``plan(*output_side, *input_side, graph=g)``; the scratch buffer is allocated once per
@@ -155,11 +175,9 @@ class FourStepFFT:
         self.in_place = input_map is None and output_map is None if in_place is None \
             else in_place
         # The plain buffers the passes index by the shape (the real hooks' one too).
-        self.extents = {}
-        if output_map is None or r2c:
-            self.extents[0] = plain_extent(buffer_shape, output_type or compute_type, r2c)
-        if input_map is None and output_map is not None:
-            self.extents[self.output_count] = plain_extent(buffer_shape, input_type, False)
+        self.extents = plain_extents(buffer_shape, input_map if not r2c else None,
+                                     output_map if not r2c else None, input_type,
+                                     output_type or compute_type, r2c)
         common = dict(inverse=inverse, normalize_inverse=normalize, compute_type=compute_type,
                       input_signal_range=None, limits=limits)
         self.pass_a = factory((outer, self.n2, self.n1 * inner), 1, input_map=input_map,
@@ -184,9 +202,7 @@ class FourStepFFT:
     def __call__(self, *args, graph=None) -> None:
         target = graph if graph is not None else dispatch_target.default_target()
         scratch = self._scratch(target.context)
-        for position, (needed, what) in self.extents.items():
-            if position < len(args):  # missing arguments are the passes' errors to name
-                check_extent(args[position], needed, what, f"buffer argument {position}")
+        check_extents(self.extents, args)
         outputs = args[:self.output_count]
         inputs = outputs if self.in_place else args[self.output_count:]
         with one_submission(target):

@@ -81,7 +81,7 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
     if needs_bluestein(n):
         return BluesteinFFT(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
                             output_map, input_type, output_type, compute_type, signal_range,
-                            limits, name)
+                            limits, name, _pass)
     if r2c and can_pack(buffer_shape, axis, input_map, output_map, signal_range,
                         compute_type, limits):
         return packed_real_shader(buffer_shape, inverse, normalize_inverse, output_type,
