@@ -2,7 +2,8 @@
 
 Batched 1-D complex-to-complex float32 FFTs (complex64 buffers of shape (batch, N), transformed
 in place along the last axis by ``vd.fft.fft``) for N = 2^3..2^12 (--large adds 2^13..2^16,
-which take several passes), with batch = --mib MiB / (8 N bytes); then batched 2-D FFTs
+which take several passes; --lengths adds any others, such as primes above 13, which run
+Bluestein's algorithm), with batch = --mib MiB / (8 N bytes); then batched 2-D FFTs
 (``vd.fft.fft2``, shape (batch, N, N), two dispatches) for N = 512..4096. Each of ours is one
 ``vd.CommandGraph`` recorded once and submitted with ``instance_count`` replays (enough for
 --total-mib MiB transformed in all, at least --replays), so the submission and the final wait
@@ -54,7 +55,8 @@ least 3.3 at N = 1024, at least 2 for 2-D). The kernels are random unit-modulus 
 convolving over and over in place keeps the values' norm (nothing overflows), and the error
 column compares ours after one run on fresh data with numpy's complex128 result.
 
-    python benchmarks/fft.py [--sizes 3 4 ... 12] [--large] [--mib 256] [--two-d 512 1024]
+    python benchmarks/fft.py [--sizes 3 4 ... 12] [--large] [--lengths 17 1009 ...] [--mib 256]
+                             [--two-d 512 1024]
                              [--repeats 5] [--numpy] [--no-conv] [--conv-sizes 8 ... 12]
                              [--conv-two-d 512 ... 4096]
 """
@@ -454,6 +456,8 @@ def options(device_type: int) -> argparse.Namespace:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(range(3, 13)),
                         help="log2 N of the 1-D transforms (default 3..12)")
     parser.add_argument("--large", action="store_true", help="add log2 N = 13..16")
+    parser.add_argument("--lengths", type=int, nargs="*", default=[],
+                        help="more 1-D lengths, any N (primes above 13: Bluestein's algorithm)")
     parser.add_argument("--mib", type=int, help="MiB per batch (default 256; CPU device 8)")
     parser.add_argument("--two-d", type=int, nargs="*",
                         help="N of the N x N transforms (default 512..4096; CPU device 64..256; "
@@ -521,7 +525,8 @@ def main() -> None:
 
     def planes(sides):
         return [(f"{n}^2", (max(1, nbytes // (8 * n * n)), n, n)) for n in sides]
-    tables = [("fft", lines(args.sizes)), ("fft2", planes(args.two_d)),
+    lengths = [(str(n), (max(1, nbytes // (8 * n)), n)) for n in args.lengths]
+    tables = [("fft", lines(args.sizes) + lengths), ("fft2", planes(args.two_d)),
               ("convolve", lines(args.conv_sizes)), ("convolve2D", planes(args.conv_two_d))]
     tables = [(OPS[name], shapes) for name, shapes in tables if shapes]
     largest = max(int(np.prod(shape)) for _op, shapes in tables for _label, shape in shapes)
