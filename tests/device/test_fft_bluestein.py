@@ -1,5 +1,6 @@
-"""vd.fft at lengths with a prime factor above 13 (Bluestein's algorithm) against numpy's
-float64 transforms on random data: every such length up to 48 and a few primes (every one up to
+"""vd.fft at lengths with a prime factor above 31 (Bluestein's algorithm; 17..31 have direct
+butterflies, checked here too) against numpy's
+float64 transforms on random data: every such length up to 80 and a few primes (every one up to
 1024 and every prime below 2000, in ``make test-slow``), each axis of 2-D and 3-D buffers, real transforms of
 odd and even lengths, float64, mapping hooks, signal ranges, graphs replayed with new data,
 convolutions, lengths whose convolution exceeds one workgroup (four dispatches), and a shader
@@ -49,8 +50,8 @@ def _round_trip(rng, n: int) -> None:
     assert_close(buffer.read(0), x, n)
 
 
-def test_every_rough_length_up_to_48_and_some_primes(context, rng):
-    for n in _rough(48) + [67, 127, 251]:
+def test_every_rough_length_up_to_80_and_some_primes(context, rng):
+    for n in _rough(80) + [127, 251]:
         _round_trip(rng, n)
 
 
@@ -89,14 +90,20 @@ def test_lengths_whose_convolution_exceeds_one_workgroup(context, rng):
 
 
 def test_the_plan_is_bluesteins_and_its_length_is_smooth():
-    for n in (17, 97, 1009):
+    for n in (37, 97, 1009):
         m = bluestein_length(n)
         assert m >= 2 * n - 1 and not needs_bluestein(m)
         assert isinstance(vd.fft.make_fft_shader((n,)), BluesteinFFT)
-    assert not isinstance(vd.fft.make_fft_shader((16,)), BluesteinFFT)
+    for n in (16, 17, 31, 2 * 29 * 3):
+        assert not isinstance(vd.fft.make_fft_shader((n,)), BluesteinFFT)
 
 
-@pytest.mark.parametrize("shape", [(17, 19, 4), (6, 23, 29), (31, 2, 37)])
+@pytest.mark.parametrize("n", [17, 19, 23, 29, 31, 2 * 17, 17 * 17, 31 * 128, 29 * 31])
+def test_primes_up_to_31_have_direct_butterflies(context, rng, n):
+    _round_trip(rng, n)
+
+
+@pytest.mark.parametrize("shape", [(37, 19, 4), (6, 41, 29), (43, 2, 37)])
 def test_every_axis_of_a_3d_buffer(context, rng, shape):
     x = random_array(rng, shape, np.complex64)
     for axis in range(3):
@@ -112,15 +119,15 @@ def test_every_axis_of_a_3d_buffer(context, rng, shape):
 
 
 def test_2d_transforms_with_rough_axes(context, rng):
-    x = random_array(rng, (2, 19, 34), np.complex64)
+    x = random_array(rng, (2, 37, 74), np.complex64)
     buffer = vd.asbuffer(x)
     vd.fft.fft2(buffer)
-    assert_close(buffer.read(0), np.fft.fft2(x.astype(np.complex128)), 34)
+    assert_close(buffer.read(0), np.fft.fft2(x.astype(np.complex128)), 74)
     vd.fft.ifft2(buffer)
-    assert_close(buffer.read(0), x, 34)
+    assert_close(buffer.read(0), x, 74)
 
 
-@pytest.mark.parametrize("shape", [(4, 17), (3, 34), (2, 97), (2, 3, 46), (1, 127)])
+@pytest.mark.parametrize("shape", [(4, 37), (3, 74), (2, 97), (2, 3, 82), (1, 127)])
 def test_real_transforms_of_odd_and_even_rough_lengths(context, rng, shape):
     x = random_array(rng, shape, np.float32)
     buffer = vd.RFFTBuffer(shape)
@@ -132,7 +139,7 @@ def test_real_transforms_of_odd_and_even_rough_lengths(context, rng, shape):
 
 
 def test_real_2d_transforms_with_a_rough_axis(context, rng):
-    for shape in [(6, 17), (19, 8)]:
+    for shape in [(6, 37), (41, 8)]:
         x = random_array(rng, shape, np.float32)
         buffer = vd.RFFTBuffer(shape)
         buffer.write_real(x)
@@ -167,13 +174,13 @@ def _conjugated(target: Buff[c64]):
 
 
 def test_mapping_hooks_see_the_callers_indices(context, rng):
-    x = random_array(rng, (4, 41), np.complex64)
-    source, out = vd.asbuffer(x), vd.asbuffer(random_array(rng, (4, 41), np.complex64))
+    x = random_array(rng, (4, 43), np.complex64)
+    source, out = vd.asbuffer(x), vd.asbuffer(random_array(rng, (4, 43), np.complex64))
     vd.fft.fft(out, source, input_map=_doubled)
-    assert_close(out.read(0), np.fft.fft(2 * x.astype(np.complex128)), 41)
-    target = vd.asbuffer(random_array(rng, (4, 41), np.complex64))
+    assert_close(out.read(0), np.fft.fft(2 * x.astype(np.complex128)), 43)
+    target = vd.asbuffer(random_array(rng, (4, 43), np.complex64))
     vd.fft.fft(target, source, output_map=_conjugated, input_type=vd.complex64)
-    assert_close(target.read(0), np.conj(np.fft.fft(x.astype(np.complex128))), 41)
+    assert_close(target.read(0), np.conj(np.fft.fft(x.astype(np.complex128))), 43)
     np.testing.assert_array_equal(source.read(0), x)
 
 
@@ -202,21 +209,21 @@ def test_a_graph_replays_with_new_data(context, rng):
 
 
 def test_convolutions_at_rough_lengths(context, rng):
-    x, k = (random_array(rng, (3, 34), np.complex64) for _ in range(2))
+    x, k = (random_array(rng, (3, 74), np.complex64) for _ in range(2))
     signal, kernel = vd.asbuffer(x), vd.asbuffer(k)
     vd.fft.convolve(signal, kernel)
     wide = x.astype(np.complex128)
-    assert_close(signal.read(0), np.fft.ifft(np.fft.fft(wide) * np.conj(k)), 34)
-    x, k = (random_array(rng, (17, 8), np.complex64) for _ in range(2))
+    assert_close(signal.read(0), np.fft.ifft(np.fft.fft(wide) * np.conj(k)), 74)
+    x, k = (random_array(rng, (37, 8), np.complex64) for _ in range(2))
     signal, kernel = vd.asbuffer(x), vd.asbuffer(k)
     vd.fft.convolve2D(signal, kernel)
     wide = x.astype(np.complex128)
-    assert_close(signal.read(0), np.fft.ifft2(np.fft.fft2(wide) * np.conj(k)), 17)
+    assert_close(signal.read(0), np.fft.ifft2(np.fft.fft2(wide) * np.conj(k)), 37)
 
 
 def test_a_shader_made_for_a_longer_line_is_refused(context, rng):
     x = random_array(rng, (10,), np.complex64)
     buffer = vd.asbuffer(x)
-    with pytest.raises(ValueError, match=r"\(17,\).*\(10,\)|\(10,\).*\(17,\)"):
-        vd.fft.make_fft_shader((17,))(buffer)
+    with pytest.raises(ValueError, match=r"\(37,\).*\(10,\)|\(10,\).*\(37,\)"):
+        vd.fft.make_fft_shader((37,))(buffer)
     np.testing.assert_array_equal(buffer.read(0), x)

@@ -50,7 +50,8 @@ EPS32, EPS16 = 2.0**-24, 2.0**-11
 C = 8                          # as test_fft_transforms.py; convolutions (two transforms): 2 C
 SMOOTH_1D = (1, 2, 3, 5, 7, 8, 11, 12, 13, 16, 30, 64)  # prime factors <= 13: supported
 SMOOTH = (1, 2, 3, 4, 5, 6, 7, 8, 13, 16)
-ROUGH = (17, 19, 23, 34, 38)   # a prime factor above 13: Bluestein's algorithm, like numpy
+ROUGH = (17, 19, 34, 37, 74)   # a prime factor above 13 (direct butterflies up to 31, then
+                               # Bluestein's algorithm): like numpy
 ELEMENTS = 1024                # at most, per buffer: keeps a draw (and its compile) fast
 
 
@@ -1000,7 +1001,7 @@ def _assert_all_refused(calls: dict, name: str) -> None:
 
 
 def test_a_refused_multi_pass_call_records_nothing_into_a_graph(context, rng, monkeypatch):
-    """A multi-pass operation refused at a later pass (the plan of a length of 17 along its
+    """A multi-pass operation refused at a later pass (the plan of a length of 37 along its
     second axis, refused here for the test) left its earlier passes recorded in the graph, and
     submitting it changed the buffer (a fixed defect; eager calls were right: nothing ran)."""
     def refused(buffer_shape, axis, *_args):
@@ -1008,7 +1009,7 @@ def test_a_refused_multi_pass_call_records_nothing_into_a_graph(context, rng, mo
 
     monkeypatch.setattr(shader_factories, "BluesteinFFT", refused)
     vd.fft.cache_clear()  # no plan of an earlier draw
-    changed, n = [], 17
+    changed, n = [], 37
     for transform, shape in (("fft2", (2, 4, n)), ("fft3", (2, 4, n)),
                              ("rfft2", (2, n, 4)), ("convolve2D", (2, 4, n))):
         x = _complex(rng, shape)

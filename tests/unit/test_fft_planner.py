@@ -32,8 +32,8 @@ from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig, pl
 from vkdispatch.fft.grid import STAGED_BELOW_THREADS, FFTGridManager, split_workgroups
 from vkdispatch.fft.layout import input_position, output_base, output_position
 from vkdispatch.fft.multi_pass import fits_one_pass, split_length
-from vkdispatch.fft.prime_utils import (SUPPORTED_PRIMES, group_primes, pad_dim,
-                                        prime_factors)
+from vkdispatch.fft.prime_utils import (PADDING_PRIMES, SUPPORTED_PRIMES, group_primes,
+                                        pad_dim, prime_factors)
 from vkdispatch.shader import shader_function as shader_function_module
 
 NVIDIA = DeviceLimits(max_workgroup_size=(1024, 1024, 64), max_workgroup_invocations=1024,
@@ -289,7 +289,7 @@ def test_pad_dim_max_register_count_below_two_raises(count):
 
 
 def test_pad_dim_takes_numpy_ints(rng):
-    reference = smooth_numbers(4000, SUPPORTED_PRIMES)
+    reference = smooth_numbers(4000, PADDING_PRIMES)
     for dim in rng.integers(1, 2000, 20):
         assert pad_dim(dim, np.int64(16)) == reference[bisect.bisect_left(reference, int(dim))]
 
@@ -432,8 +432,9 @@ def test_config_rejects_a_non_complex_compute_type(compute_type):
         FFTConfig((16,), compute_type=compute_type, limits=NVIDIA)
 
 
-@pytest.mark.parametrize("n", [17, 68, 2 * 3 * 19, 23 * 29])
+@pytest.mark.parametrize("n", [37, 74, 2 * 3 * 41, 43 * 29])
 def test_config_rejects_unsupported_primes_naming_length_and_pad_dim(n):
+    """The plan's own limit (vd.fft transforms such lengths by Bluestein's algorithm)."""
     message = rf"prime factor of {n} is \d+.*pad_dim\({n}\) = {pad_dim(n)} "
     with pytest.raises(ValueError, match=message):
         FFTConfig((n,), limits=NVIDIA)
@@ -647,8 +648,8 @@ def test_fits_one_pass_agrees_with_the_planner():
     # a strided axis also needs several adjacent lines in one group
     assert fits_one_pass(512, dt.complex64, SCARCE, stride=1)
     assert not fits_one_pass(512, dt.complex64, SCARCE, stride=8)
-    with pytest.raises(ValueError, match="prime factor of 34"):
-        fits_one_pass(34, dt.complex64, NVIDIA)
+    with pytest.raises(ValueError, match="prime factor of 74"):
+        fits_one_pass(74, dt.complex64, NVIDIA)
 
 
 def test_split_length_raises_when_no_split_fits():

@@ -1,4 +1,4 @@
-"""Lengths with a prime factor above 13: Bluestein's algorithm as one fused convolution.
+"""Lengths with a prime factor above 31: Bluestein's algorithm as one fused convolution.
 
 With the chirp ``w[n] = exp(s i pi n^2 / N)`` (``s = -1`` forward, ``+1`` inverse), ``n k =
 (n^2 + k^2 - (k - n)^2) / 2`` turns the transform into ``X[k] = w[k] sum_n (x[n] w[n])
@@ -231,7 +231,7 @@ def _storer(lines: _Lines, output_map, output_type, compute_type):
 
 
 class BluesteinFFT:
-    """The transform along one axis of a length with a prime factor above 13 (see the module
+    """The transform along one axis of a length with a prime factor above 31 (see the module
     text), called like a shader: ``plan(*output_side, *input_side, graph=g)``. One fused
     shader where the convolution of M fits one workgroup; otherwise a forward transform of M
     into a spectrum buffer and an inverse one out of it, each in two passes (four
@@ -301,7 +301,7 @@ class BluesteinFFT:
         except InvalidArgumentError:
             raise InvalidArgumentError(
                 f"FFT length {self.n} has the prime factor {max(prime_factors(self.n))}, "
-                f"above 13: it is transformed by Bluestein's algorithm through transforms of "
+                f"above 31: it is transformed by Bluestein's algorithm through transforms of "
                 f"length {self.m}, which this device cannot split into two passes that each "
                 f"fit one workgroup (such lengths: vd.vkfft)") from None
         return forward, inverse

@@ -149,7 +149,8 @@ def check_length(n: int) -> None:
         if prime not in SUPPORTED_PRIMES:
             raise InvalidArgumentError(
                 f"A prime factor of {n} is {prime}, which exceeds the maximum prime supported "
-                f"13: the generated FFT handles lengths whose prime factors are all in "
+                f"{SUPPORTED_PRIMES[-1]}: the generated stages handle lengths whose prime "
+                f"factors are all in "
                 f"{SUPPORTED_PRIMES} (vd.fft.pad_dim({n}) = {pad_dim(n)} is the next such "
                 f"length)")
 

@@ -204,7 +204,7 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     its own inverse transform and store. ``kernel_inner_only`` broadcasts one kernel over
     the outer batches; ``transposed_kernel`` reads a kernel laid out by :func:`transpose`.
 
-    A line longer than one workgroup holds, or of a length with a prime factor above 13, is
+    A line longer than one workgroup holds, or of a length with a prime factor above 31, is
     convolved unfused (an FFT storing the product through a hook, then the inverse), in the
     plain form only (one kernel per line, no hooks); the other forms raise ``ValueError``
     naming the length.
@@ -269,7 +269,7 @@ def _convolution_plan(buffers, shape, kernel_map, kernel_num, axis, normalize,
     length = shape[normalize_axis(axis, len(shape))]
     if needs_bluestein(length):
         raise InvalidArgumentError(
-            f"convolution along an axis of length {length} (a prime factor above 13): only the "
+            f"convolution along an axis of length {length} (a prime factor above 31): only the "
             "plain form (one kernel buffer per line, no hooks, signal range, kernel_num, "
             "transposed or broadcast kernel) runs at such lengths, by Bluestein's transforms; "
             f"pad the axis to vd.fft.pad_dim({length}) = {pad_dim(length)} for the others")

@@ -6,10 +6,15 @@ import numbers
 
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["SUPPORTED_PRIMES", "prime_factors", "group_primes", "default_register_limit",
-           "default_max_prime", "pad_dim"]
+__all__ = ["SUPPORTED_PRIMES", "PADDING_PRIMES", "prime_factors", "group_primes",
+           "default_register_limit", "default_max_prime", "pad_dim"]
 
-SUPPORTED_PRIMES = (2, 3, 5, 7, 11, 13)
+# Primes with a generated butterfly. Those above 13 are direct DFTs of their own stage (p
+# registers a thread, O(p^2) multiply-adds, still memory-bound on GPUs); other primes run
+# Bluestein's algorithm.
+SUPPORTED_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31)
+# The primes of padded lengths (pad_dim, Bluestein's M): those whose butterflies are cheapest.
+PADDING_PRIMES = (2, 3, 5, 7, 11, 13)
 
 
 def default_register_limit() -> int:
@@ -18,8 +23,8 @@ def default_register_limit() -> int:
 
 
 def default_max_prime() -> int:
-    """The largest prime with a generated butterfly."""
-    return SUPPORTED_PRIMES[-1]
+    """The largest prime pad_dim pads with (vkdispatch 0.1.0's largest butterfly)."""
+    return PADDING_PRIMES[-1]
 
 
 def prime_factors(n: int) -> list[int]:
@@ -71,7 +76,7 @@ def pad_dim(dim: int, max_register_count: int | None = None) -> int:
     if max_register_count is None:
         max_register_count = default_register_limit()
     max_register_count = _int_argument(max_register_count, "max_register_count")
-    primes = [p for p in SUPPORTED_PRIMES if p <= min(max_register_count, default_max_prime())]
+    primes = [p for p in PADDING_PRIMES if p <= min(max_register_count, default_max_prime())]
     if not primes:
         raise InvalidArgumentError(f"max_register_count must be at least 2, got "
                                    f"{max_register_count}")
