@@ -94,3 +94,18 @@ def test_a_two_pass_plan_checks_the_user_shape():
     data = _complex(n // 2)
     buffer = vd.asbuffer(data)
     _refused(lambda: plan(buffer), buffer, data, (n,), (n // 2,))
+
+
+def test_a_transpose_shader_checks_the_kernel_and_the_transposed_buffer():
+    shape = (4, 32)
+    shader = vd.fft.make_transpose_shader(shape, axis=1)
+    size = vd.fft.get_transposed_size(shape, axis=1)
+    data = _complex(shape)
+    kernel, out = vd.asbuffer(data), vd.Buffer((size,), vd.complex64)
+    short = vd.asbuffer(data[:2])
+    _refused(lambda: shader(out, short), short, data[:2], shape, (2, 32))
+    small = vd.asbuffer(_complex(size // 2))
+    before = small.read(0)
+    _refused(lambda: shader(small, kernel), small, before, shape, (size // 2,))
+    shader(out, kernel)
+    assert np.isin(data.reshape(-1), out.read(0)).all()  # every value lands somewhere

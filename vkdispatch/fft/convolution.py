@@ -414,7 +414,14 @@ def _transpose_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inne
             op.read_from_buffer(in_buffer)
         for op in global_trasposed_write_iterator(ctx.registers, inner_only, SPECTRUM_LAYOUT):
             op.write_to_buffer(out_buffer)
-    return ctx.get_callable()
+    shader = ctx.get_callable()
+    kernel = buffer_shape[axis:] if inner_only else buffer_shape
+    shader.require_buffer_bytes({
+        0: (_transposed_size(limits, buffer_shape, axis, compute_type) * output_type.item_size,
+            f"the transposed kernel of {buffer_shape} (vd.fft.get_transposed_size)"),
+        1: (math.prod(kernel) * input_type.item_size,
+            f"a kernel of shape {kernel} of {input_type.name}")})
+    return shader
 
 
 def make_transpose_shader(buffer_shape: Tuple, axis: int = None, kernel_inner_only: bool = False,
