@@ -8,8 +8,8 @@ SANITIZERS := $(CURDIR)/vkdispatch_native/tests/sanitizers
 NATIVE_SOURCES := $(shell find vkdispatch_native -name '*.cpp' -o -name '*.hpp' -o -name '*.c' \
                     -o -name '*.pyx' -o -name '*.pxd' -o -name '*.pxi' -o -name 'sources.txt')
 
-.PHONY: setup test test-native test-native-validation test-sanitize test-python test-python-debug test-slow mutation demo \
-        bench docs clean
+.PHONY: setup test test-native test-native-validation test-sanitize test-sanitize-python test-python \
+        test-python-debug test-slow mutation demo bench docs clean
 
 setup: .setup-done vkdispatch/.native-built
 
@@ -78,6 +78,30 @@ test-sanitize: .setup-done
 	  -DVKDISPATCH_SANITIZE=ON > /dev/null
 	$(SANITIZE_ENV) cmake --build $(SANITIZE_BUILD) -j $$(nproc)
 	$(SANITIZE_ENV) ctest --test-dir $(SANITIZE_BUILD) --output-on-failure
+
+# The fuzz and race modules against a copy of the extension built with AddressSanitizer + UBSan
+# (in build/sanitize-python; about 25 minutes on 2 cores, every source at once: not in `make
+# test`). Python itself is not instrumented: libasan is preloaded, and leak detection is off
+# (the interpreter's own allocations at exit). A report stops the run; its text is in
+# build/sanitize-python/report.*.
+SANITIZE_PY := build/sanitize-python
+SANITIZE_PY_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+  -fno-sanitize-recover=undefined -O1 -g
+SANITIZE_PY_TESTS := tests/lifecycle/test_destroy_races.py tests/kp/test_kp_destroy_races.py \
+  tests/kp/test_fuzz_kp.py $(wildcard tests/device/test_fuzz_*.py)
+test-sanitize-python: .setup-done
+	rm -rf $(SANITIZE_PY) && mkdir -p $(SANITIZE_PY)
+	cp -r setup.py pyproject.toml vkdispatch vkdispatch_native tests $(SANITIZE_PY)/
+	rm -f $(SANITIZE_PY)/vkdispatch/_native*.so $(SANITIZE_PY)/vkdispatch_native/bindings/wrapper.cpp
+	cd $(SANITIZE_PY) && CFLAGS="$(SANITIZE_PY_FLAGS)" CXXFLAGS="$(SANITIZE_PY_FLAGS)" \
+	  LDFLAGS="-fsanitize=address,undefined" $(CURDIR)/$(VPY) setup.py -q build_clib \
+	  build_ext --inplace -j $$(nproc) > build.log 2>&1 || { tail -40 build.log; exit 1; }
+	cd $(SANITIZE_PY) && LD_PRELOAD="$$(gcc -print-file-name=libasan.so) \
+	  $$(gcc -print-file-name=libubsan.so)" \
+	  ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:log_path=$(CURDIR)/$(SANITIZE_PY)/report \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(CURDIR)/$(SANITIZE_PY)/report \
+	  $(CURDIR)/$(VPY) -m pytest -q -p no:cacheprovider $(SANITIZE_PY_TESTS) \
+	  || { cat $(CURDIR)/$(SANITIZE_PY)/report.* 2>/dev/null | head -60; exit 1; }
 
 test-python: setup
 	VKDISPATCH_REQUIRE_DEVICE=1 $(VPY) -m pytest -q tests
