@@ -267,6 +267,22 @@ class Buffer(Handle, Generic[_ArgType]):
             self._native.read_into(target.reshape(-1).view(np.uint8), 0, i)
         return out
 
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """``np.asarray(buffer)`` / ``np.array(buffer, dtype=...)``: replica 0's contents, as
+        ``read(0)`` returns them, converted to ``dtype`` when given. Always a copy of device
+        memory: ``copy=False`` raises ValueError (numpy's rule for an object that cannot share
+        its memory)."""
+        if copy is False:
+            raise InvalidArgumentError(
+                "copy=False: a buffer's memory is on the device, so numpy gets a copy "
+                "(np.asarray(buffer) or buffer.read(0))")
+        array = self.read(0)
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def __len__(self) -> int:
+        """The length of the first axis, as for a numpy array of ``read(0)``."""
+        return self.shape[0]
+
     def read_async(self, index: int | None = None,
                    out: np.ndarray | None = None) -> PendingTransfer:
         """``read`` in a background thread: returns at once; ``wait()`` returns the array. The
