@@ -6,7 +6,8 @@ the device's limits (1 KiB of shared memory, 64 invocations) so that every tree 
 planner can build appears below a few thousand points, walks the planner's own decisions
 (``fits_one_pass``, ``split_length``) over every supported length to find each shape, and
 runs the first and last length of each against numpy: forward and inverse, contiguous and
-strided lines, real transforms, the unfused convolution and complex128.
+strided lines, real transforms, the unfused convolution and complex128; then signal ranges,
+real transforms through hooks and Bluestein's four dispatches over two passes.
 """
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ import functools
 
 import numpy as np
 import pytest
+from test_fft_errors import load_real
 from test_fft_transforms import EPS32, EPS64, assert_fft_close, crandom, np_ref
 
 import vkdispatch as vd
 from vkdispatch.base import dtype as dt
+from vkdispatch.codegen.abbreviations import Buff, c64
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, split_length
 from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES, prime_factors
@@ -134,3 +137,58 @@ def test_real_transforms_and_convolution_over_nested_passes(limits, rng):
         vd.fft.convolve(signal, kernel)
         expected = np.fft.ifft(np.fft.fft(x.astype(np.complex128)) * np.conj(k))
         assert_fft_close(signal.read(0), expected, n, EPS32, c=16)
+
+
+def _doubled(src: Buff[c64]):
+    op = vd.fft.read_op()
+    op.read_from_buffer(src)
+    op.register[:] = op.register * 2.0
+
+
+doubled = vd.map(_doubled)
+
+
+def test_signal_ranges_and_real_hooks_over_two_passes(limits, rng):
+    """input_signal_range (in place, mapped, strided) and real transforms through an
+    input_map, over passes whose own ops know neither the whole line nor the range."""
+    n = 1024
+    assert isinstance(vd.fft.make_fft_shader((2, n)), FourStepFFT)
+    x = crandom(rng, (2, n))
+    buffer = vd.asbuffer(x)
+    vd.fft.fft(buffer, input_signal_range=(3, n - 100))
+    y = x.astype(np.complex128)
+    y[:, :3], y[:, n - 100:] = 0, 0
+    assert_fft_close(buffer.read(0), np.fft.fft(y), n, EPS32)
+    out = vd.Buffer((2, n), vd.complex64)
+    vd.fft.fft(out, vd.asbuffer(x), input_map=doubled, input_signal_range=(5, None))
+    y = 2 * x.astype(np.complex128)
+    y[:, :5] = 0
+    assert_fft_close(out.read(0), np.fft.fft(y), n, EPS32)
+    x = crandom(rng, (n, 3))
+    buffer = vd.asbuffer(x)
+    vd.fft.fft(buffer, axis=0, input_signal_range=(0, n // 2))
+    y = x.astype(np.complex128)
+    y[n // 2:] = 0
+    assert_fft_close(buffer.read(0), np.fft.fft(y, axis=0), n, EPS32)
+    for m in (n, 3**6):  # even, and odd (no packed half-length transform)
+        r = (rng.standard_normal((2, m)) * 100).astype(np.float32)
+        padded = np.zeros((2, 2 * (m // 2 + 1)), np.float32)
+        padded[:, :m] = r
+        spectrum = vd.RFFTBuffer((2, m))
+        vd.fft.fft(spectrum, vd.asbuffer(padded), buffer_shape=(2, m), r2c=True,
+                   input_map=load_real)
+        assert_fft_close(spectrum.read_fourier(0), np.fft.rfft(r.astype(np.float64)), m,
+                         EPS32)
+
+
+def test_bluestein_over_two_passes(limits, rng):
+    """A prime whose convolution of M exceeds the shrunk workgroup: four dispatches."""
+    n = 131
+    plan = vd.fft.make_fft_shader((2, n))
+    assert plan.passes is not None
+    x = crandom(rng, (2, n))
+    buffer = vd.asbuffer(x)
+    vd.fft.fft(buffer)
+    assert_fft_close(buffer.read(0), np_ref(x, np.fft.fft), n, EPS32, c=16)
+    vd.fft.ifft(buffer)
+    assert_fft_close(buffer.read(0), x.astype(np.complex128), n, EPS32, c=16)

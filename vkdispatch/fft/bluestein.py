@@ -24,6 +24,8 @@ from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.fft.caller_hooks import (caller_side, line_position, through_caller,
+                                         where_below, zero)
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.context import FFTContext, fft_context
 from vkdispatch.fft.fused_budget import fused_register_budget
@@ -31,7 +33,7 @@ from vkdispatch.fft.io_manager import IOManager
 from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.iterators import (global_reads_iterator, global_writes_iterator,
                                       register_reads_iterator)
-from vkdispatch.fft.memory_ops import derived_op, read_op, write_op
+from vkdispatch.fft.memory_ops import read_op, write_op
 from vkdispatch.fft.multi_pass import FourStepFFT, check_extents, plain_extents
 from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES, pad_dim, prime_factors
 from vkdispatch.shader import dispatch_target
@@ -68,22 +70,6 @@ def _multiply(register, value) -> None:
     value = value if value.var_type is register.var_type else vc.to_dtype(register.var_type,
                                                                           value)
     register[:] = vc.mult_complex(register, value)
-
-
-def _below(index, n: int, body, otherwise=None) -> None:
-    """``body()`` where the line position ``index`` is below ``n``, else ``otherwise()``."""
-    if isinstance(index, int):
-        if index < n:
-            body()
-        elif otherwise is not None:
-            otherwise()
-        return
-    vc.if_statement(index < n)
-    body()
-    if otherwise is not None:
-        vc.else_statement()
-        otherwise()
-    vc.end()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,10 +115,7 @@ def _load(ctx: FFTContext, io: IOManager, table, lines: _Lines,
             io.read_from_proxy(proxy, [user])
             _multiply(register, table[index])
 
-        def zero(register=register):
-            register[:] = vc.to_dtype(register.var_type, 0, 0)
-
-        _below(op.fft_index, lines.n, load, zero)
+        where_below(op.fft_index, lines.n, load, lambda register=register: zero(register))
 
 
 def _apply_kernel(ctx: FFTContext, table, n: int) -> None:
@@ -149,52 +132,26 @@ def _store(ctx: FFTContext, io: IOManager, table, lines: _Lines) -> None:
             _multiply(user.register, table[index])
             io.write_to_proxy(io.output_proxy, [user])
 
-        _below(op.fft_index, lines.n, store)
-
-
-def _position(op, m: int, inner: int):
-    """The position along the line of M of a multi-pass op (its own ``fft_index`` counts
-    along one pass's shorter line)."""
-    return ((op.io_index // inner) % m).to_register() if inner > 1 \
-        else (op.io_index % m).to_register()
-
-
-def _user_side(side_map, buffer_type):
-    """``(map, types)`` of one side of the caller's signature: its map, or one plain buffer."""
-    if side_map is not None:
-        return side_map, list(side_map.buffer_types)
-    return None, [vc.Buffer[buffer_type]]
-
-
-def _through(side_map, op, variables, method: str) -> None:
-    """Runs the caller's map on ``op`` (made current), or moves it to/from the plain buffer."""
-    if side_map is None:
-        getattr(op, method)(variables[0])
-        return
-    with derived_op(op):
-        side_map.callback(*variables)
+        where_below(op.fft_index, lines.n, store)
 
 
 def _loader(lines: _Lines, input_map, input_type, signal_range, compute_type):
     """The first pass's input hook: ``x[n] w[n]`` from the caller's input side, zeros past N;
     its arguments are the caller's input side and the table."""
-    side_map, types = _user_side(input_map, input_type)
+    side_map, types = caller_side(input_map, input_type)
 
     def load(*variables):
         op = read_op()
-        position = _position(op, lines.m, lines.inner)
+        position = line_position(op, lines.m, lines.inner)
         line_op = dataclasses.replace(op, fft_index=position, fft_size=lines.m)
         user = dataclasses.replace(lines.user_op(line_op, True), signal_range=signal_range)
         table = variables[-1]
 
         def body():
-            _through(side_map, user, variables[:-1], "read_from_buffer")
+            through_caller(side_map, user, variables[:-1], "read_from_buffer")
             _multiply(op.register, table[position])
 
-        def zero():
-            op.register[:] = vc.to_dtype(op.register.var_type, 0, 0)
-
-        _below(position, lines.n, body, zero)
+        where_below(position, lines.n, body, lambda: zero(op.register))
 
     return make_map(load, input_types=types + [vc.Buffer[compute_type]])
 
@@ -204,7 +161,7 @@ def _kernel_reader(lines: _Lines, compute_type):
     def read(spectrum, table):
         op = read_op()
         op.read_from_buffer(spectrum)
-        _multiply(op.register, table[_position(op, lines.m, lines.inner) + lines.n])
+        _multiply(op.register, table[line_position(op, lines.m, lines.inner) + lines.n])
 
     return make_map(read, input_types=[vc.Buffer[compute_type], vc.Buffer[compute_type]])
 
@@ -212,20 +169,20 @@ def _kernel_reader(lines: _Lines, compute_type):
 def _storer(lines: _Lines, output_map, output_type, compute_type):
     """The second pass's output hook: ``w[k]`` times the first N values, through the caller's
     output side; its arguments are the caller's output side and the table."""
-    side_map, types = _user_side(output_map, output_type)
+    side_map, types = caller_side(output_map, output_type)
 
     def store(*variables):
         op = write_op()
-        position = _position(op, lines.m, lines.inner)
+        position = line_position(op, lines.m, lines.inner)
         user = lines.user_op(dataclasses.replace(op, fft_index=position, fft_size=lines.m),
                              False)
         table = variables[-1]
 
         def body():
             _multiply(op.register, table[position])
-            _through(side_map, user, variables[:-1], "write_to_buffer")
+            through_caller(side_map, user, variables[:-1], "write_to_buffer")
 
-        _below(position, lines.n, body)
+        where_below(position, lines.n, body)
 
     return make_map(store, input_types=types + [vc.Buffer[compute_type]])
 

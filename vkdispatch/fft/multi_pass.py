@@ -22,13 +22,15 @@ from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.butterflies import runtime_twiddle
 from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig, check_length
+from vkdispatch.fft.caller_hooks import caller_side, line_position, through_caller
 from vkdispatch.fft.io_manager import plain_extent
 from vkdispatch.fft.memory_ops import read_op, write_op
 from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.call_layout import check_extent
 from vkdispatch.shader.mapping import map as make_map
 
-__all__ = ["fits_one_pass", "split_length", "plain_extents", "check_extents", "FourStepFFT"]
+__all__ = ["fits_one_pass", "split_length", "caller_hooks", "plain_extents", "check_extents",
+           "FourStepFFT"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -99,40 +101,48 @@ def _plain_reader(buffer_type):
     return make_map(read, input_types=[vc.Buffer[buffer_type]])
 
 
-def _as_real(op, n: int, inverse: bool, position, **fields):
-    """``op`` as an element at ``position`` of a real line of ``n``, reading or writing the
-    RFFTBuffer layout (see ``GlobalReadOp``)."""
-    if hasattr(op, "signal_range"):
-        fields["signal_range"] = (0, n)
-    return dataclasses.replace(op, r2c=True, inverse=inverse, fft_index=position, fft_size=n,
+def _real_op(op, n: int, inverse: bool, reading: bool):
+    """``op`` (flat index ``row n + position`` of a complex line) as the element at
+    ``position`` of a real line of ``n`` in the RFFTBuffer layout: padded real rows of
+    ``2 (n/2 + 1)`` scalars (forward reads, inverse writes) or half spectra of ``n/2 + 1`` bins
+    (see ``GlobalReadOp``)."""
+    half = n // 2 + 1
+    row, position = op.io_index // n, (op.io_index % n).to_register()
+    fields = {}
+    if reading and inverse:  # bins past n/2 mirror conj(X[n - k])
+        fields["r2c_inverse_offset"] = row * (2 * half) + n
+    real_side = reading != inverse
+    return dataclasses.replace(op, io_index=row * (2 * half if real_side else half) + position,
+                               r2c=True, inverse=inverse, fft_index=position, fft_size=n,
                                **fields)
 
 
-def real_hooks(n: int, inverse: bool, buffer_type) -> tuple:
-    """``(input_map, output_map)`` making a two-pass complex FFT of length ``n`` a real one
-    in place on an RFFTBuffer: the passes' flat indices ``row n + position`` become indices
-    in padded real rows (``2 (n/2 + 1)`` scalars) or half spectra (``n/2 + 1`` bins)."""
-    half = n // 2 + 1
+def caller_hooks(n: int, inner: int, r2c: bool, inverse: bool, signal_range: Tuple[int, int],
+                 input_map, output_map, input_type, output_type) -> tuple:
+    """``(input_map, output_map, in_place)`` of a two-pass transform whose caller reads a
+    signal range or real rows: hooks that run the caller's maps (or move its plain buffers'
+    elements) on ops of the whole line, whose positions, lengths and signal range the passes'
+    own ops do not carry. Without caller maps the transform is in place."""
+    in_place = input_map is None and output_map is None
+    read_map, read_types = caller_side(input_map, output_type if in_place else input_type)
 
-    def read(buffer):
+    def read(*variables):
         op = read_op()
-        row, position = op.io_index // n, (op.io_index % n).to_register()
-        if inverse:
-            _as_real(op, n, True, position, r2c_inverse_offset=row * (2 * half) + n
-                     ).read_from_buffer(buffer, io_index=row * half + position)
-        else:
-            _as_real(op, n, False, position).read_from_buffer(
-                buffer, io_index=row * (2 * half) + position)
+        whole = _real_op(op, n, inverse, True) if r2c else dataclasses.replace(
+            op, fft_index=line_position(op, n, inner), fft_size=n)
+        through_caller(read_map, dataclasses.replace(whole, signal_range=signal_range),
+                       variables, "read_from_buffer")
 
-    def write(buffer):
-        op = write_op()
-        row, position = op.io_index // n, (op.io_index % n).to_register()
-        pitch = 2 * half if inverse else half
-        _as_real(op, n, inverse, position).write_to_buffer(
-            buffer, io_index=row * pitch + position)
+    reader = make_map(read, input_types=read_types)
+    if not r2c:
+        return reader, output_map, in_place
+    write_map, write_types = caller_side(output_map, output_type)
 
-    types = [vc.Buffer[buffer_type]]
-    return make_map(read, input_types=types), make_map(write, input_types=types)
+    def write(*variables):
+        through_caller(write_map, _real_op(write_op(), n, inverse, False), variables,
+                       "write_to_buffer")
+
+    return reader, make_map(write, input_types=write_types), in_place
 
 
 def plain_extents(buffer_shape: Tuple, input_map, output_map, input_type, output_type,
@@ -157,12 +167,13 @@ def check_extents(extents: dict, args: tuple) -> None:
 class FourStepFFT:
     """A transform along one axis in two passes (see the module text). Called like a shader:
     ``plan(*output_side, *input_side, graph=g)``; the scratch buffer is allocated once per
-    context."""
+    context. ``caller``: the caller's maps and types where ``input_map``/``output_map`` are
+    :func:`caller_hooks` reaching them."""
 
     def __init__(self, factory, buffer_shape: Tuple, axis: int, inverse: bool,
                  normalize: bool, input_map, output_map, input_type, output_type,
                  compute_type, limits: DeviceLimits, name: str | None,
-                 in_place: bool | None = None, r2c: bool = False):
+                 in_place: bool | None = None, r2c: bool = False, caller: tuple | None = None):
         self.buffer_shape = buffer_shape
         n = buffer_shape[axis]
         self.n1, self.n2 = split_length(n, compute_type, limits)
@@ -174,10 +185,12 @@ class FourStepFFT:
         # In place: the output side's arguments are the input side's too.
         self.in_place = input_map is None and output_map is None if in_place is None \
             else in_place
-        # The plain buffers the passes index by the shape (the real hooks' one too).
-        self.extents = plain_extents(buffer_shape, input_map if not r2c else None,
-                                     output_map if not r2c else None, input_type,
-                                     output_type or compute_type, r2c)
+        # The plain buffers the passes index by the shape, the caller's where ``caller`` hooks
+        # (``(input_map, output_map, input_type, output_type)``) reach them.
+        in_map, out_map, in_type, out_type = caller or (input_map, output_map, input_type,
+                                                        output_type)
+        self.extents = plain_extents(buffer_shape, in_map, out_map, in_type,
+                                     out_type or compute_type, r2c)
         common = dict(inverse=inverse, normalize_inverse=normalize, compute_type=compute_type,
                       input_signal_range=None, limits=limits)
         self.pass_a = factory((outer, self.n2, self.n1 * inner), 1, input_map=input_map,

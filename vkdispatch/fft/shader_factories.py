@@ -17,7 +17,7 @@ from vkdispatch.base.buffer import normalize_shape
 from vkdispatch.fft.bluestein import BluesteinFFT, needs_bluestein
 from vkdispatch.fft.config import DeviceLimits, normalize_axis
 from vkdispatch.fft.context import fft_context
-from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, real_hooks
+from vkdispatch.fft.multi_pass import FourStepFFT, caller_hooks, fits_one_pass
 from vkdispatch.fft.real_packing import can_pack, packed_real_shader
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.shader.shader_function import ShaderFunction
@@ -90,19 +90,13 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
         return _one_pass_shader(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
                                 output_map, input_type, output_type, compute_type,
                                 signal_range, limits, name)
-    if signal_range != (0, n):
-        raise InvalidArgumentError(
-            f"input_signal_range of length {n} is not supported: {n} {compute_type.name} "
-            f"values do not fit one workgroup's shared memory ({limits.max_shared_memory} "
-            f"bytes), and the two-pass transform used beyond that reads whole lines")
-    if r2c:
-        if input_map is not None or output_map is not None:
-            raise InvalidArgumentError(f"real (r2c) transforms of length {n} with mapping "
-                                       "hooks are not supported (they take two passes)")
-        input_map, output_map = real_hooks(n, inverse, output_type)
+    if r2c or signal_range != (0, n):
+        caller = (input_map, output_map, input_type, output_type)
+        input_map, output_map, in_place = caller_hooks(
+            n, math.prod(buffer_shape[axis + 1:]), r2c, inverse, signal_range, *caller)
         return FourStepFFT(_pass, buffer_shape, axis, inverse, normalize_inverse, input_map,
-                           output_map, None, output_type, compute_type, limits, name,
-                           in_place=True, r2c=True)
+                           output_map, None, caller[3], compute_type, limits, name,
+                           in_place=in_place, r2c=r2c, caller=caller)
     return FourStepFFT(_pass, buffer_shape, axis, inverse, normalize_inverse, input_map,
                        output_map, input_type, output_type, compute_type, limits, name)
 
