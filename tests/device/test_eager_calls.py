@@ -244,9 +244,10 @@ def axpy(y: Buff[f32], x: Buff[f32], a: Const[f32]):
 
 def test_repeated_shader_calls_skip_the_lookups_yet_follow_every_change(rng, context,
                                                                         monkeypatch):
-    """A call repeating the previous one (plan, launch, buffers, uniform data) goes straight to
-    its submission; any change takes the full path: other buffers (also one at the address of
-    a freed buffer), another size with the same workgroups, other scalars."""
+    """A call repeating the previous one (plan, launch, buffers) goes straight to its
+    submission, with its uniform data where a Const scalar changed (every value in a loop of
+    calls without a wait reaches its own dispatch); other buffers (also one at the address of
+    a freed buffer) or another size with the same workgroups take the full path."""
     lookups = count_calls(monkeypatch, DescriptorSetCache, "lookup")
     hosts = {name: rng.standard_normal(1000).astype(np.float32) for name in "xyz"}
     x, y, z = (vd.asbuffer(hosts[name]) for name in "xyz")
@@ -258,11 +259,13 @@ def test_repeated_shader_calls_skip_the_lookups_yet_follow_every_change(rng, con
         axpy(y, x, 0.5)
         expected["y"] += 0.5 * hosts["x"]
     assert lookups[0] == before
-    axpy(y, x, -2.0)  # another scalar (a Const: uniform data)
-    expected["y"] += -2.0 * hosts["x"]
+    for scale in np.linspace(-2.0, 2.0, 9):  # other scalars (a Const: uniform data)
+        axpy(y, x, float(scale))
+        expected["y"] += float(np.float32(scale)) * hosts["x"]
+    assert lookups[0] == before
     axpy(z, x, -2.0)  # another buffer
     expected["z"] += -2.0 * hosts["x"]
-    assert lookups[0] == before + 2
+    assert lookups[0] == before + 1
     np.testing.assert_allclose(y.read(0), expected["y"], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(z.read(0), expected["z"], rtol=1e-5, atol=1e-5)
 

@@ -395,15 +395,18 @@ class CommandGraph(CommandList, DispatchTarget):
     def _submit_now(self, plan, blocks, buffers, bindings, uniform: bytes, pc: bytes) -> None:
         """Immediate mode: runs one dispatch on every queue without storing a recording."""
         last = self._last_call
-        # A script repeats its calls: the same dispatch as the native recording, with its
-        # uniform data on every queue already, needs only its push constants submitted (a
-        # third of the host work of a call). The buffers are compared through weak
+        # A script repeats its calls: the same dispatch as the native recording needs only its
+        # push constants submitted (a third of the host work of a call), and its uniform data
+        # where that changed (a Const scalar that differs per call: the descriptor set, which
+        # binds the same uniform buffer, stays valid). The buffers are compared through weak
         # references, which never keep them alive; their descriptor set lives in the recording.
         if last is not None and last[0] is plan and last[1] == blocks and \
-                last[3] is self._recording and uniform == self._uploaded_bytes and \
-                self._uploaded_to == self._all_queues and len(last[2]) == len(buffers) and \
+                last[3] is self._recording and len(last[2]) == len(buffers) and \
                 all(ref() is buffer for ref, buffer in zip(last[2], buffers)):
-            self._submit_unchecked(pc, 1, _ALL_QUEUES, None, b"")
+            if uniform == self._uploaded_bytes and self._uploaded_to == self._all_queues:
+                self._submit_unchecked(pc, 1, _ALL_QUEUES, None, b"")
+            else:
+                self._submit_native(pc, 1, _ALL_QUEUES, uniform)
             return
         if uniform:
             self._ensure_uniform_buffer(len(uniform))
