@@ -221,6 +221,56 @@ def test_convolutions_at_rough_lengths(context, rng):
     assert_close(signal.read(0), np.fft.ifft2(np.fft.fft2(wide) * np.conj(k)), 37)
 
 
+@vd.map
+def _doubled_kernel(kernel: Buff[c64]):
+    op = vd.fft.read_op()
+    op.register[:] = vc.mult_complex(op.register, kernel[op.io_index]) * 2.0
+
+
+@vd.map
+def _per_kernel_rows(out: Buff[c64]):
+    op = vd.fft.write_op()
+    out[op.io_index + vd.fft.mapped_kernel_index() * (2 * 37)] = op.register
+
+
+@vd.map
+def _per_kernel_spectra(kernel: Buff[c64]):
+    op = vd.fft.read_op()
+    value = kernel[op.io_index + vd.fft.mapped_kernel_index() * (2 * 37)]
+    op.register[:] = vc.mult_complex(op.register,
+                                      vc.to_dtype(value.var_type, value.real, -value.imag))
+
+
+def test_every_convolution_form_at_a_bluestein_length(context, rng):
+    """Unfused (a forward FFT, one inverse per kernel): a kernel for every outer batch, a
+    signal range, a kernel hook, two kernels through hooks that read mapped_kernel_index();
+    a transposed kernel (the fused shader's layout) is refused naming it."""
+    n = 37
+    wide = lambda a: a.astype(np.complex128)  # noqa: E731
+    x, k = random_array(rng, (3, 2, n), np.complex64), random_array(rng, (n,), np.complex64)
+    signal = vd.asbuffer(x)
+    vd.fft.convolve(signal, vd.asbuffer(k), kernel_inner_only=True)
+    assert_close(signal.read(0), np.fft.ifft(np.fft.fft(wide(x)) * np.conj(k)), n)
+    x, k = (random_array(rng, (2, n), np.complex64) for _ in range(2))
+    signal = vd.asbuffer(x)
+    vd.fft.convolve(signal, vd.asbuffer(k), input_signal_range=(0, 20))
+    y = wide(x)
+    y[:, 20:] = 0
+    assert_close(signal.read(0), np.fft.ifft(np.fft.fft(y) * np.conj(k)), n)
+    signal = vd.asbuffer(x)
+    vd.fft.convolve(signal, vd.asbuffer(k), kernel_map=_doubled_kernel)
+    assert_close(signal.read(0), np.fft.ifft(np.fft.fft(wide(x)) * k * 2), n)
+    kernels = random_array(rng, (2, 2, n), np.complex64)
+    out = vd.Buffer((2, 2, n), vd.complex64)
+    vd.fft.convolve(out, vd.asbuffer(x), vd.asbuffer(kernels), buffer_shape=(2, n),
+                    kernel_map=_per_kernel_spectra, kernel_num=2, output_map=_per_kernel_rows,
+                    input_type=vd.complex64)
+    expected = [np.fft.ifft(np.fft.fft(wide(x)) * np.conj(kernels[i])) for i in range(2)]
+    assert_close(out.read(0), np.stack(expected), n)
+    with pytest.raises(ValueError, match=r"transposed_kernel.*\b37\b"):
+        vd.fft.convolve(vd.asbuffer(x), vd.asbuffer(k), transposed_kernel=True)
+
+
 def test_a_shader_made_for_a_longer_line_is_refused(context, rng):
     x = random_array(rng, (10,), np.complex64)
     buffer = vd.asbuffer(x)

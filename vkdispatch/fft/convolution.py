@@ -37,6 +37,7 @@ from vkdispatch.fft.prime_utils import pad_dim
 from vkdispatch.fft.precision import (ensure_supported_complex_precision,
                                       resolve_compute_precision, validate_complex_precision)
 from vkdispatch.fft.shader_factories import signal_range_of
+from vkdispatch.fft.unfused_convolution import UnfusedConvolution
 from vkdispatch.shader.mapping import MappingFunction
 from vkdispatch.shader.mapping import map as make_map
 from vkdispatch.shader.shader_function import ShaderFunction
@@ -204,10 +205,11 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     its own inverse transform and store. ``kernel_inner_only`` broadcasts one kernel over
     the outer batches; ``transposed_kernel`` reads a kernel laid out by :func:`transpose`.
 
-    A line longer than one workgroup holds, or of a length with a prime factor above 31, is
-    convolved unfused (an FFT storing the product through a hook, then the inverse), in the
-    plain form only (one kernel per line, no hooks); the other forms raise ``ValueError``
-    naming the length.
+    A line longer than one workgroup holds is convolved unfused (an FFT storing the product
+    through a hook, then the inverse), in the plain form only (one kernel per line, no hooks);
+    the other forms raise ``ValueError`` naming the length. A length with a prime factor above
+    31 is convolved unfused in every form but ``transposed_kernel`` (see
+    :mod:`vkdispatch.fft.unfused_convolution`).
     """
     if not buffers:
         raise InvalidArgumentError("At least one buffer must be provided")
@@ -266,13 +268,19 @@ def _convolution_plan(buffers, shape, kernel_map, kernel_num, axis, normalize,
              and input_signal_range is None)
     if plain and not _fits_fused(shape, axis, compute_type):
         return position, compute_type, None
-    length = shape[normalize_axis(axis, len(shape))]
+    normal_axis = normalize_axis(axis, len(shape))
+    length = shape[normal_axis]
     if needs_bluestein(length):
-        raise InvalidArgumentError(
-            f"convolution along an axis of length {length} (a prime factor above 31): only the "
-            "plain form (one kernel buffer per line, no hooks, signal range, kernel_num, "
-            "transposed or broadcast kernel) runs at such lengths, by Bluestein's transforms; "
-            f"pad the axis to vd.fft.pad_dim({length}) = {pad_dim(length)} for the others")
+        if transposed_kernel:
+            raise InvalidArgumentError(
+                f"transposed_kernel: convolution along an axis of length {length} (a prime "
+                "factor above 31) runs unfused, and the transposed layout is the fused "
+                f"shader's; pass the kernel untransposed, or pad the axis to "
+                f"vd.fft.pad_dim({length}) = {pad_dim(length)}")
+        return position, compute_type, UnfusedConvolution(
+            shape, normal_axis, kernel_map, kernel_num, normalize, kernel_inner_only, input_map,
+            output_map, input_type, output_type, kernel_precision, compute_type,
+            signal_range_of(input_signal_range, length))
     return position, compute_type, make_convolution_shader(
         shape, kernel_map, kernel_num, axis, normalize, transposed_kernel, kernel_inner_only,
         input_map, output_map, input_type, output_type, kernel_precision, compute_type,
