@@ -133,6 +133,7 @@ bench: setup
 	$(VPY) benchmarks/elementwise.py
 	$(VPY) benchmarks/buffer_copy.py
 	$(VPY) benchmarks/fft.py
+	$(VPY) benchmarks/fft_kinds.py
 	$(VPY) benchmarks/image_sampling.py
 
 docs: setup
