@@ -146,9 +146,18 @@ class FFTContext:
             return [values[0]] + [multiply_by_constant_twiddle(values[m], unit * m * (j % stride))
                                   for m in range(1, stage.radix)]
         k = (j % stride).to_register()
+        ct = self.config.compute_type
+        powers: dict[int, object] = {}
         twiddled = [values[0]]
         for m in range(1, stage.radix):
-            w = runtime_twiddle(self.config.compute_type, k, m, stride * stage.radix, sign)
+            if ct is dt.complex128 and m > 1:
+                # Double twiddles are Taylor polynomials (GLSL has no double sin/cos), about
+                # 40 double operations each: w^m is w^(m//2) w^(m - m//2) instead, an error of
+                # one rounding per level (at most 4 levels for radix 16).
+                w = vc.mult_complex(powers[m // 2], powers[m - m // 2]).to_register()
+            else:
+                w = runtime_twiddle(ct, k, m, stride * stage.radix, sign)
+            powers[m] = w
             twiddled.append(vc.mult_complex(values[m], w))
         return twiddled
 
