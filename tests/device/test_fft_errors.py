@@ -9,7 +9,7 @@ from helpers import fft_single_pass_limit, random_array
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
-from vkdispatch.codegen.abbreviations import Buff, f32
+from vkdispatch.codegen.abbreviations import Buff, c64, f32
 
 EPS32 = 2.0**-24
 
@@ -368,3 +368,25 @@ def test_pad_dim_rejects_non_positive(context):
                                              rf"dim={dim}\)"):
             vd.fft.pad_dim(dim)
     assert vd.fft.pad_dim(17) == 18 and vd.fft.pad_dim(34) == 35 and vd.fft.pad_dim(64) == 64
+
+
+def _scaled_source(source: Buff[c64]):
+    op = vd.fft.read_op()
+    op.read_from_buffer(source)
+    op.register[:] = op.register * 2.0
+
+
+scaled_source = vd.map(_scaled_source)
+
+
+def test_errors_about_hook_arguments_name_the_hook_parameter(context, rng):
+    """A generated shader's parameters are param0, param1, ...: errors also say what the
+    argument is to the caller (the hook's parameter, or the output/input buffer)."""
+    out = vd.Buffer((4, 16), vd.complex64)
+    with pytest.raises(ValueError, match=r"'param1' \(input_map's parameter 'source'\).*int"):
+        vd.fft.fft(out, 3, input_map=scaled_source)
+    shader = vd.fft.make_fft_shader((4, 16), input_map=scaled_source)
+    source = vd.asbuffer(random_array(rng, (4, 16), np.complex64))
+    with pytest.raises(ValueError, match=r"'param0' \(the output buffer\).*got str"):
+        shader("out", source)
+    assert_still_usable(rng)

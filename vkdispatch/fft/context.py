@@ -167,6 +167,7 @@ class FFTContext:
                                                  workgroups=self.grid.workgroups)
         if self.io is not None:
             self.fft_callable.require_buffer_bytes(self.io.extents)
+            self.fft_callable.label_arguments(self.io.labels)
 
     def get_callable(self) -> ShaderFunction:
         if self.fft_callable is None:

@@ -7,6 +7,7 @@ set. Without input arguments the input side reads the output buffer (an in-place
 """
 from __future__ import annotations
 
+import inspect
 import math
 
 from vkdispatch.base import dtype as dt
@@ -47,6 +48,18 @@ class IOProxy:
     def set_variables(self, variables: list) -> None:
         self.variables = list(variables)
 
+    def labels(self, side: str):
+        """``(position, text)`` per argument of this side, for errors: the map's parameter
+        names, or the side's one buffer."""
+        if self.map_func is None:
+            return [(self.position, f"the {side} buffer")] if self.enabled else []
+        try:
+            names = list(inspect.signature(self.map_func.mapping_function).parameters)
+        except (TypeError, ValueError):  # a callable without a signature
+            names = []
+        return [(self.position + i, f"{self.name}'s parameter '{names[i]}'" if i < len(names)
+                 else f"{self.name}'s argument {i}") for i in range(len(self.buffer_types))]
+
     def has_callback(self) -> bool:
         return self.map_func is not None
 
@@ -64,6 +77,9 @@ def plain_extent(shape: tuple, declared, r2c: bool) -> tuple[int, str]:
         return (math.prod(shape[:-1]) * half * 2 * scalar,
                 f"the real shape {shape} as rows of {half} complex bins")
     return math.prod(shape) * declared.item_size, f"the shape {shape} of {declared.name}"
+
+
+_SIDES = ("output", "input", "kernel")
 
 
 class IOManager:
@@ -95,6 +111,8 @@ class IOManager:
             variables, position = variables[count:], position + count
         # position of a plain buffer argument -> (bytes the shader reads or writes, what)
         self.extents: dict[int, tuple[int, str]] = {}
+        self.labels = {position: label for proxy, side in zip(proxies, _SIDES)
+                       for position, label in proxy.labels(side)}
         if not self.input_proxy.enabled:
             self.input_proxy = self.output_proxy  # in place: read the output buffer
 

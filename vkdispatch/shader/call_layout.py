@@ -87,7 +87,8 @@ class CallLayout:
     """
 
     def __init__(self, description: ShaderDescription, bounds: ExecutionBounds,
-                 context: Context | None = None, extents: dict | None = None):
+                 context: Context | None = None, extents: dict | None = None,
+                 labels: dict | None = None):
         self.name = description.name
         self.context = context
         self.bounds = bounds
@@ -111,6 +112,7 @@ class CallLayout:
         # Bytes a buffer parameter must hold where the shader indexes it by a fixed shape
         # (position -> (bytes, what the shader was made for)); 0 where the shader says nothing.
         self._extents = extents or {}
+        self._labels = labels or {}  # position -> what the argument is to the caller
         self._needed = tuple(self._extents.get(i, (0, ""))[0] for i in buffers)
         self.bindings = tuple((infos[i].binding, *description.binding_access[infos[i].binding])
                               for i in resources)
@@ -199,33 +201,40 @@ class CallLayout:
             return f"argument '{name}.{source[2]}'"
         return f"argument '{name}'"
 
+    def _argument(self, position: int) -> str:
+        """How errors name parameter ``position``: by name, and by what it is to the caller
+        where the shader says (a generated shader's 'param1' is a hook's argument)."""
+        label = self._labels.get(position)
+        name = f"argument '{self._infos[position].name}'"
+        return f"{name} ({label})" if label else name
+
     def _check_buffers(self, args: tuple) -> None:
         for position, declared, scalar in zip(self._buffers, self._buffer_types,
                                               self._buffer_scalars):
-            value, name = args[position], self._infos[position].name
+            value, what = args[position], self._argument(position)
             if not isinstance(value, Buffer):
                 raise InvalidShaderArgumentError(
-                    f"Expected a buffer for argument '{name}' of shader '{self.name}' but got "
+                    f"Expected a buffer for {what} of shader '{self.name}' but got "
                     f"{type(value).__name__} {value!r:.60}")
             if value.destroyed:
                 if value.context.closed:
-                    raise InvalidStateError(f"argument '{name}' of shader '{self.name}' is a "
+                    raise InvalidStateError(f"{what} of shader '{self.name}' is a "
                                             "buffer of a closed context; make it again in an "
                                             "open one")
                 raise InvalidShaderArgumentError(
-                    f"argument '{name}' of shader '{self.name}' is a destroyed buffer")
+                    f"{what} of shader '{self.name}' is a destroyed buffer")
             # The same scalars grouped otherwise (float32 rows of 2 as vec2) keep their values.
             if declared is not None and scalar_of(value.var_type) is not scalar:
                 raise InvalidShaderArgumentError(
-                    f"argument '{name}' of shader '{self.name}' is declared Buff[{declared.name}] "
+                    f"{what} of shader '{self.name}' is declared Buff[{declared.name}] "
                     f"but got a buffer of {value.var_type.name} (its bits would be read as "
                     f"{declared.name}); pass a {declared.name} buffer or change the annotation")
             if position in self._extents:
-                check_extent(value, *self._extents[position], f"argument '{name}' of shader "
+                check_extent(value, *self._extents[position], f"{what} of shader "
                              f"'{self.name}'")
             if self.context is not None and value.context is not self.context:
                 raise InvalidShaderArgumentError(
-                    f"argument '{name}' of shader '{self.name}' is a buffer of {value.context!r}"
+                    f"{what} of shader '{self.name}' is a buffer of {value.context!r}"
                     f", but the call records into a graph of {self.context!r}; a call may only "
                     "use buffers of its graph's context (make the buffer inside 'with ctx:' of "
                     "that context, or pass graph= a CommandGraph made there)")

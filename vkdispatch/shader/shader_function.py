@@ -95,6 +95,7 @@ class ShaderFunction:
         self._infos = shader_description.shader_arg_infos
         self._names = [info.name for info in self._infos]
         self._extents: dict[int, tuple[int, str]] = {}
+        self._labels: dict[int, str] = {}
 
     # -- the latest build -----------------------------------------------------------------------
 
@@ -170,7 +171,7 @@ class ShaderFunction:
         bounds = ExecutionBounds(self._names, local_size, self.workgroups, self.exec_size, factor,
                                  nominal)
         return _Build(context, plan, source, local_size, bounds,
-                      CallLayout(description, bounds, context, self._extents))
+                      CallLayout(description, bounds, context, self._extents, self._labels))
 
     def require_buffer_bytes(self, extents: dict[int, tuple[int, str]]) -> None:
         """Makes every call check that the buffer argument at each position holds at least
@@ -180,6 +181,15 @@ class ShaderFunction:
             raise InvalidStateError(f"shader '{self.name}' is built already; require its buffer "
                                     "sizes before the first call")
         self._extents = dict(extents)
+
+    def label_arguments(self, labels: dict[int, str]) -> None:
+        """Makes errors about the argument at each position also say what it is to the
+        caller (``position -> text``), for generated shaders whose parameters have generated
+        names. Call before the first build."""
+        if self.ready:
+            raise InvalidStateError(f"shader '{self.name}' is built already; label its "
+                                    "arguments before the first call")
+        self._labels = dict(labels)
 
     def _build_for(self, context: Context) -> _Build:
         """The build for ``context``, compiled on first use there; it becomes the latest.
