@@ -17,12 +17,11 @@ import functools
 
 import numpy as np
 import pytest
-from test_fft_errors import load_real
+from test_fft_errors import load_real, scaled_source as doubled
 from test_fft_transforms import EPS32, EPS64, assert_fft_close, crandom, np_ref
 
 import vkdispatch as vd
 from vkdispatch.base import dtype as dt
-from vkdispatch.codegen.abbreviations import Buff, c64
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, split_length
 from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES, prime_factors
@@ -137,15 +136,6 @@ def test_real_transforms_and_convolution_over_nested_passes(limits, rng):
         vd.fft.convolve(signal, kernel)
         expected = np.fft.ifft(np.fft.fft(x.astype(np.complex128)) * np.conj(k))
         assert_fft_close(signal.read(0), expected, n, EPS32, c=16)
-
-
-def _doubled(src: Buff[c64]):
-    op = vd.fft.read_op()
-    op.read_from_buffer(src)
-    op.register[:] = op.register * 2.0
-
-
-doubled = vd.map(_doubled)
 
 
 def test_signal_ranges_and_real_hooks_over_two_passes(limits, rng):
