@@ -256,11 +256,12 @@ class Buffer(Handle, Generic[_ArgType]):
         return self._read(index, out)
 
     def _read(self, index: int | None, out: np.ndarray | None) -> np.ndarray:
+        if out is None and index is not None:  # a script's read(0): no lists on the way
+            return self._read_replica(self.context.check_queue_index(index))
         indices = (range(self.context.queue_count) if index is None
                    else [self.context.check_queue_index(index)])
         if out is None:
-            replicas = [self._read_replica(i) for i in indices]
-            return replicas[0] if index is not None else np.stack(replicas)
+            return np.stack([self._read_replica(i) for i in indices])
         self._check_out(out, stacked=index is None)
         for position, i in enumerate(indices):
             target = out[position] if index is None else out
@@ -313,13 +314,18 @@ class Buffer(Handle, Generic[_ArgType]):
         if not out.flags.c_contiguous or not out.flags.writeable:
             raise InvalidArgumentError("out must be C-contiguous and writable")
 
+    _host_layout: tuple | None = None  # (numpy dtype, shape) of read(i), made by the first
+
     def _read_replica(self, index: int) -> np.ndarray:
+        layout = self._host_layout
+        if layout is None:
+            layout = self._host_layout = (dt.host_numpy_dtype(self.var_type), self._host_shape())
         raw = np.empty(self.mem_size, dtype=np.uint8)
         self._native.read_into(raw, 0, index)
         if self.var_type is dt.complex32:
             pairs = raw.view(np.float16).astype(np.float32)
-            return pairs.view(np.complex64).reshape(self._host_shape())
-        return raw.view(dt.host_numpy_dtype(self.var_type)).reshape(self._host_shape())
+            return pairs.view(np.complex64).reshape(layout[1])
+        return raw.view(layout[0]).reshape(layout[1])
 
     def _check_alive(self) -> None:
         if self.destroyed:
