@@ -195,6 +195,10 @@ class Buffer(Handle, Generic[_ArgType]):
         return self.context.transfers.start(work, what, self._pending)
 
     def _to_device_bytes(self, data: Any) -> np.ndarray:
+        if type(data) is np.ndarray and data.nbytes == self.mem_size and \
+                data.flags.c_contiguous and self.var_type is not dt.complex32 and \
+                data.dtype == dt.host_numpy_dtype(self.var_type):
+            return data.reshape(-1).view(np.uint8)  # already the device's bytes
         try:
             array = np.asarray(data)
         except Exception as error:

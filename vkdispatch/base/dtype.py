@@ -721,6 +721,10 @@ def cross_multiply_type(a: Any, b: Any) -> type[dtype]:
     return cross_type(a, b)
 
 
+# numpy dtypes already resolved (every asbuffer asks; np.dtype(...).name costs a microsecond).
+_BY_NUMPY_DTYPE: dict = {}
+
+
 def _host_name(np_dtype: Any) -> str | None:
     if isinstance(np_dtype, HostDtype):
         return np_dtype.name
@@ -751,6 +755,10 @@ def from_numpy_dtype(np_dtype: Any) -> type[dtype]:
         ValueError: ``"Unsupported dtype (...)!"`` for any other dtype (bool, int8, uint8,
             object, strings, structured dtypes ...); the message lists the supported ones.
     """
+    if isinstance(np_dtype, np.dtype):
+        found = _BY_NUMPY_DTYPE.get(np_dtype)
+        if found is not None:
+            return found
     name = _host_name(np_dtype)
     result = _BY_HOST_NAME.get(name) if name is not None else None
     if result is None:
@@ -759,6 +767,8 @@ def from_numpy_dtype(np_dtype: Any) -> type[dtype]:
             f"Unsupported dtype ({shown})! from_numpy_dtype: np_dtype must be one of "
             f"{', '.join(_BY_HOST_NAME)}, got {np_dtype!r}"
         )
+    if isinstance(np_dtype, np.dtype):
+        _BY_NUMPY_DTYPE[np_dtype] = result
     return result
 
 
