@@ -197,7 +197,7 @@ class Buffer(Handle, Generic[_ArgType]):
     def _to_device_bytes(self, data: Any) -> np.ndarray:
         if type(data) is np.ndarray and data.nbytes == self.mem_size and \
                 data.flags.c_contiguous and self.var_type is not dt.complex32 and \
-                data.dtype == dt.host_numpy_dtype(self.var_type):
+                data.dtype == self._layout()[0]:
             return data.reshape(-1).view(np.uint8)  # already the device's bytes
         try:
             array = np.asarray(data)
@@ -318,12 +318,18 @@ class Buffer(Handle, Generic[_ArgType]):
         if not out.flags.c_contiguous or not out.flags.writeable:
             raise InvalidArgumentError("out must be C-contiguous and writable")
 
-    _host_layout: tuple | None = None  # (numpy dtype, shape) of read(i), made by the first
+    _host_layout: tuple | None = None  # see _layout
 
-    def _read_replica(self, index: int) -> np.ndarray:
+    def _layout(self) -> tuple:
+        """``(numpy dtype, shape)`` of the host's view of a replica, made on first use (every
+        read and write asks)."""
         layout = self._host_layout
         if layout is None:
             layout = self._host_layout = (dt.host_numpy_dtype(self.var_type), self._host_shape())
+        return layout
+
+    def _read_replica(self, index: int) -> np.ndarray:
+        layout = self._layout()
         raw = np.empty(self.mem_size, dtype=np.uint8)
         self._native.read_into(raw, 0, index)
         if self.var_type is dt.complex32:
