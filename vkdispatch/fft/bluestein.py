@@ -24,8 +24,8 @@ from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
-from vkdispatch.fft.caller_hooks import (caller_side, line_position, through_caller,
-                                         where_below, zero)
+from vkdispatch.fft.caller_hooks import (caller_side, line_position, multiply,
+                                         real_layout_op, through_caller, where_below, zero)
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.context import FFTContext, fft_context
 from vkdispatch.fft.fused_budget import fused_register_budget
@@ -66,12 +66,6 @@ def chirp_table(n: int, m: int, inverse: bool, scale: float) -> np.ndarray:
     return np.concatenate([chirp, np.fft.fft(wrapped) / (m * scale)])
 
 
-def _multiply(register, value) -> None:
-    value = value if value.var_type is register.var_type else vc.to_dtype(register.var_type,
-                                                                          value)
-    register[:] = vc.mult_complex(register, value)
-
-
 @dataclasses.dataclass(frozen=True)
 class _Lines:
     """How the shader's lines of M map onto the caller's lines of N."""
@@ -90,14 +84,26 @@ class _Lines:
         if not self.r2c:
             index = op.io_index - (op.io_index // (m * self.inner)) * ((m - n) * self.inner)
             return dataclasses.replace(op, io_index=index, fft_size=n)
-        half, row, position = n // 2 + 1, op.io_index // m, op.fft_index
-        fields = {}
-        if reading and self.inverse:  # bins past N/2 mirror conj(X[N - k])
-            fields["r2c_inverse_offset"] = row * (2 * half) + n
-        real_side = reading != self.inverse  # forward reads, inverse writes real rows
-        index = row * (2 * half if real_side else half) + position
-        return dataclasses.replace(op, io_index=index, fft_size=n, r2c=True,
-                                   inverse=self.inverse, **fields)
+        return real_layout_op(op, n, self.inverse, reading, op.io_index // m, op.fft_index)
+
+
+def _chirped_load(side_map, variables, user, register, table, position, n: int) -> None:
+    """``register = x[k] w[k]``, ``x[k]`` read through the caller's input side (its map, or
+    its plain buffer ``variables[0]``) as the element ``user``; zero past N."""
+    def load():
+        through_caller(side_map, user, variables, "read_from_buffer")
+        multiply(register, table[position])
+
+    where_below(position, n, load, lambda: zero(register))
+
+
+def _chirped_store(side_map, variables, user, table, position, n: int) -> None:
+    """Stores ``w[k]`` times ``user``'s register through the caller's output side, for k < N."""
+    def store():
+        multiply(user.register, table[position])
+        through_caller(side_map, user, variables, "write_to_buffer")
+
+    where_below(position, n, store)
 
 
 def _load(ctx: FFTContext, io: IOManager, table, lines: _Lines,
@@ -109,30 +115,21 @@ def _load(ctx: FFTContext, io: IOManager, table, lines: _Lines,
                                    "FFT; give input_type or an input_map")
     for op in global_reads_iterator(ctx.registers):
         user = dataclasses.replace(lines.user_op(op, True), signal_range=signal_range)
-        register = op.register
-
-        def load(user=user, register=register, index=op.fft_index):
-            io.read_from_proxy(proxy, [user])
-            _multiply(register, table[index])
-
-        where_below(op.fft_index, lines.n, load, lambda register=register: zero(register))
+        _chirped_load(proxy.map_func, proxy.variables, user, op.register, table, op.fft_index,
+                      lines.n)
 
 
 def _apply_kernel(ctx: FFTContext, table, n: int) -> None:
     for op in register_reads_iterator(ctx.registers, layout=_SPECTRUM_LAYOUT):
-        _multiply(op.register, table[op.fft_index + n])
+        multiply(op.register, table[op.fft_index + n])
 
 
 def _store(ctx: FFTContext, io: IOManager, table, lines: _Lines) -> None:
     """Stores ``w[k]`` times the first N values through the output side."""
+    proxy = io.output_proxy
     for op in global_writes_iterator(ctx.registers, layout=(0, False)):
-        user = lines.user_op(op, False)
-
-        def store(user=user, index=op.fft_index):
-            _multiply(user.register, table[index])
-            io.write_to_proxy(io.output_proxy, [user])
-
-        where_below(op.fft_index, lines.n, store)
+        _chirped_store(proxy.map_func, proxy.variables, lines.user_op(op, False), table,
+                       op.fft_index, lines.n)
 
 
 def _loader(lines: _Lines, input_map, input_type, signal_range, compute_type):
@@ -145,13 +142,8 @@ def _loader(lines: _Lines, input_map, input_type, signal_range, compute_type):
         position = line_position(op, lines.m, lines.inner)
         line_op = dataclasses.replace(op, fft_index=position, fft_size=lines.m)
         user = dataclasses.replace(lines.user_op(line_op, True), signal_range=signal_range)
-        table = variables[-1]
-
-        def body():
-            through_caller(side_map, user, variables[:-1], "read_from_buffer")
-            _multiply(op.register, table[position])
-
-        where_below(position, lines.n, body, lambda: zero(op.register))
+        _chirped_load(side_map, variables[:-1], user, op.register, variables[-1], position,
+                      lines.n)
 
     return make_map(load, input_types=types + [vc.Buffer[compute_type]])
 
@@ -161,7 +153,7 @@ def _kernel_reader(lines: _Lines, compute_type):
     def read(spectrum, table):
         op = read_op()
         op.read_from_buffer(spectrum)
-        _multiply(op.register, table[line_position(op, lines.m, lines.inner) + lines.n])
+        multiply(op.register, table[line_position(op, lines.m, lines.inner) + lines.n])
 
     return make_map(read, input_types=[vc.Buffer[compute_type], vc.Buffer[compute_type]])
 
@@ -176,13 +168,7 @@ def _storer(lines: _Lines, output_map, output_type, compute_type):
         position = line_position(op, lines.m, lines.inner)
         user = lines.user_op(dataclasses.replace(op, fft_index=position, fft_size=lines.m),
                              False)
-        table = variables[-1]
-
-        def body():
-            _multiply(op.register, table[position])
-            through_caller(side_map, user, variables[:-1], "write_to_buffer")
-
-        where_below(position, lines.n, body)
+        _chirped_store(side_map, variables[:-1], user, variables[-1], position, lines.n)
 
     return make_map(store, input_types=types + [vc.Buffer[compute_type]])
 

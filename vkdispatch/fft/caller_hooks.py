@@ -8,10 +8,13 @@ caller's plain buffer.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import vkdispatch.codegen as vc
 from vkdispatch.fft.memory_ops import derived_op
 
-__all__ = ["line_position", "caller_side", "through_caller", "where_below", "zero"]
+__all__ = ["line_position", "real_layout_op", "caller_side", "through_caller", "where_below",
+           "zero", "multiply"]
 
 
 def line_position(op, n: int, inner: int):
@@ -19,6 +22,20 @@ def line_position(op, n: int, inner: int):
     ``(outer, n, inner)``; the op's own ``fft_index`` counts along one pass's line)."""
     index = op.io_index // inner if inner > 1 else op.io_index
     return (index % n).to_register()
+
+
+def real_layout_op(op, n: int, inverse: bool, reading: bool, row, position):
+    """``op`` as the element at ``position`` of real line ``row`` of length ``n`` in the
+    RFFTBuffer layout: padded real rows of ``2 (n/2 + 1)`` scalars (forward reads, inverse
+    writes) or half spectra of ``n/2 + 1`` bins (see ``GlobalReadOp``)."""
+    half = n // 2 + 1
+    fields = {}
+    if reading and inverse:  # bins past n/2 mirror conj(X[n - k])
+        fields["r2c_inverse_offset"] = row * (2 * half) + n
+    real_side = reading != inverse
+    return dataclasses.replace(op, io_index=row * (2 * half if real_side else half) + position,
+                               r2c=True, inverse=inverse, fft_index=position, fft_size=n,
+                               **fields)
 
 
 def caller_side(side_map, buffer_type) -> tuple:
@@ -57,3 +74,13 @@ def where_below(index, n: int, body, otherwise=None) -> None:
 
 def zero(register) -> None:
     register[:] = vc.to_dtype(register.var_type, 0, 0)
+
+
+def multiply(register, value, conjugate: bool = False) -> None:
+    """``register *= value`` (its conjugate with ``conjugate``), ``value`` taken in the
+    register's type."""
+    ct = register.var_type
+    value = value if value.var_type is ct else vc.to_dtype(ct, value)
+    if conjugate:
+        value = vc.to_dtype(ct, value.real, -value.imag)
+    register[:] = vc.mult_complex(register, value)

@@ -13,6 +13,7 @@ import math
 from vkdispatch.base import dtype as dt
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.fft.caller_hooks import multiply
 from vkdispatch.fft.iterators import (global_reads_iterator, global_writes_iterator,
                                       register_reads_iterator)
 from vkdispatch.fft.memory_ops import current_op
@@ -171,11 +172,7 @@ class IOManager:
             return
         (kernel,) = proxy.variables
         for op in ops:
-            value = kernel[op.io_index]
-            ct = op.register.var_type
-            value = value if value.var_type is ct else vc.to_dtype(ct, value)
-            op.register[:] = vc.mult_complex(op.register,
-                                             vc.to_dtype(ct, value.real, -value.imag))
+            multiply(op.register, kernel[op.io_index], conjugate=True)
 
     def write_output(self, registers: FFTRegisters | None = None, r2c: bool = False,
                      inverse: bool = None, layout: tuple = (-1, True)) -> None:

@@ -22,14 +22,15 @@ from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.butterflies import runtime_twiddle
 from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig, check_length
-from vkdispatch.fft.caller_hooks import caller_side, line_position, through_caller
+from vkdispatch.fft.caller_hooks import (caller_side, line_position, real_layout_op,
+                                         through_caller)
 from vkdispatch.fft.io_manager import plain_extent
 from vkdispatch.fft.memory_ops import read_op, write_op
 from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.call_layout import check_extent
 from vkdispatch.shader.mapping import map as make_map
 
-__all__ = ["fits_one_pass", "split_length", "caller_hooks", "plain_extents", "check_extents",
+__all__ = ["fits_one_pass", "split_length", "plain_reader", "caller_hooks", "plain_extents", "check_extents",
            "FourStepFFT"]
 
 
@@ -93,28 +94,21 @@ def _transposing_writer(n1: int, n2: int, inner: int, sign: int, scratch_type):
     return make_map(write, input_types=[vc.Buffer[scratch_type]])
 
 
-def _plain_reader(buffer_type):
-    """Pass B's input hook: the scratch element at the op's index."""
-    def read(scratch):
-        read_op().read_from_buffer(scratch)
+@functools.lru_cache(maxsize=None)
+def plain_reader(buffer_type):
+    """An input hook reading the element at the op's index from one buffer (pass B's, from
+    the scratch buffer). Cached: equal hooks give equal (cached) shaders."""
+    def read(source):
+        read_op().read_from_buffer(source)
 
     return make_map(read, input_types=[vc.Buffer[buffer_type]])
 
 
 def _real_op(op, n: int, inverse: bool, reading: bool):
-    """``op`` (flat index ``row n + position`` of a complex line) as the element at
-    ``position`` of a real line of ``n`` in the RFFTBuffer layout: padded real rows of
-    ``2 (n/2 + 1)`` scalars (forward reads, inverse writes) or half spectra of ``n/2 + 1`` bins
-    (see ``GlobalReadOp``)."""
-    half = n // 2 + 1
-    row, position = op.io_index // n, (op.io_index % n).to_register()
-    fields = {}
-    if reading and inverse:  # bins past n/2 mirror conj(X[n - k])
-        fields["r2c_inverse_offset"] = row * (2 * half) + n
-    real_side = reading != inverse
-    return dataclasses.replace(op, io_index=row * (2 * half if real_side else half) + position,
-                               r2c=True, inverse=inverse, fft_index=position, fft_size=n,
-                               **fields)
+    """``op`` (flat index ``row n + position`` of a complex line) as the element of a real
+    line of ``n`` in the RFFTBuffer layout."""
+    return real_layout_op(op, n, inverse, reading, op.io_index // n,
+                          (op.io_index % n).to_register())
 
 
 def caller_hooks(n: int, inner: int, r2c: bool, inverse: bool, signal_range: Tuple[int, int],
@@ -199,7 +193,7 @@ class FourStepFFT:
                               input_type=input_type if input_map is None else None,
                               output_type=None, name=name and f"{name}_a", **common)
         self.pass_b = factory((outer, self.n1, self.n2 * inner), 1,
-                              input_map=_plain_reader(self.scratch_type), output_map=output_map,
+                              input_map=plain_reader(self.scratch_type), output_map=output_map,
                               input_type=None,
                               output_type=output_type if output_map is None else None,
                               name=name and f"{name}_b", **common)

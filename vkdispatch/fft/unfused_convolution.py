@@ -20,22 +20,15 @@ from typing import Optional, Tuple
 from vkdispatch.base.buffer import Buffer
 import vkdispatch.codegen as vc
 from vkdispatch.execution_pipeline.graphs import one_submission
+from vkdispatch.fft.caller_hooks import multiply
 from vkdispatch.fft.functions import fft
 from vkdispatch.fft.memory_ops import derived_op, kernel_index_scope, read_op
+from vkdispatch.fft.multi_pass import plain_reader
 from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.mapping import MappingFunction
 from vkdispatch.shader.mapping import map as make_map
 
 __all__ = ["UnfusedConvolution"]
-
-
-@functools.lru_cache(maxsize=None)
-def _copying_reader(buffer_type) -> MappingFunction:
-    """The forward FFT's input hook where the caller has none: the element of its buffer."""
-    def read(source):
-        read_op().read_from_buffer(source)
-
-    return make_map(read, input_types=[vc.Buffer[buffer_type]])
 
 
 @functools.lru_cache(maxsize=None)
@@ -56,11 +49,7 @@ def _kernel_applier(kernel_map, kernel_type, compute_type, inner_size: Optional[
                 with derived_op(dataclasses.replace(op, io_index=at)):
                     kernel_map.callback(*kernel)
                 return
-            value = kernel[0][at]
-            ct = op.register.var_type
-            value = value if value.var_type is ct else vc.to_dtype(ct, value)
-            op.register[:] = vc.mult_complex(op.register,
-                                             vc.to_dtype(ct, value.real, -value.imag))
+            multiply(op.register, kernel[0][at], conjugate=True)
 
     return make_map(apply, input_types=[vc.Buffer[compute_type]] + kernel_types)
 
@@ -90,7 +79,7 @@ class UnfusedConvolution:
         self.output_count = len(output_map.buffer_types) if output_map is not None else 1
         self.input_count = len(input_map.buffer_types) if input_map is not None \
             else int(output_map is not None)
-        self.reader = input_map if input_map is not None else _copying_reader(
+        self.reader = input_map if input_map is not None else plain_reader(
             input_type if output_map is not None else output_type)
         inner_size = math.prod(shape[axis:]) if kernel_inner_only else None
         self.appliers = [_kernel_applier(kernel_map, kernel_type, compute_type, inner_size, i)
