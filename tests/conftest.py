@@ -10,6 +10,7 @@ Without a usable Vulkan device the tests that need one are skipped, unless
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import zlib
@@ -23,6 +24,7 @@ import vkdispatch as vd
 import vkdispatch.codegen as vc
 from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.codegen.abbreviations import Buff, Const, f32
+from vkdispatch.fft.config import DeviceLimits
 
 DEBUG = os.environ.get("VKDISPATCH_DEBUG", "") not in ("", "0")
 
@@ -98,6 +100,15 @@ def mgr():
         device_missing(f"no Vulkan device for kp.Manager: {error}")
     yield manager
     manager.destroy()
+
+
+@pytest.fixture
+def gpu_plans(context, monkeypatch):
+    """FFT plans made as for a GPU: with ``cpu=False`` groups of short contiguous lines stage
+    their global loads and stores through shared memory, a path that CPU drivers skip."""
+    real = DeviceLimits.current
+    monkeypatch.setattr(DeviceLimits, "current",
+                        classmethod(lambda cls: dataclasses.replace(real(), cpu=False)))
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ transform.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -554,15 +553,6 @@ def test_convolve2DR_with_a_transposed_kernel(context, rng, real_shape):
 
 
 # -- GPU plans ---------------------------------------------------------------------------------
-
-@pytest.fixture
-def gpu_plans(context, monkeypatch):
-    """Plans made as for a GPU: with ``cpu=False`` groups of short contiguous lines stage their
-    global loads and stores through shared memory, a path that CPU drivers skip."""
-    real = DeviceLimits.current
-    monkeypatch.setattr(DeviceLimits, "current",
-                        classmethod(lambda cls: dataclasses.replace(real(), cpu=False)))
-
 
 def test_staged_gpu_plans(gpu_plans, rng):
     shape = (300, 12)

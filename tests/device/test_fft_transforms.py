@@ -16,6 +16,7 @@ import pytest
 from helpers import fft_single_pass_limit, random_array
 
 import vkdispatch as vd
+from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.multi_pass import FourStepFFT
 
 EPS32, EPS64, EPS16 = 2.0**-24, 2.0**-53, 2.0**-11
@@ -292,6 +293,32 @@ def test_rfft_and_irfft_match_numpy(context, rng, real_shape):
     vd.fft.irfft(buf)
     expected = np.fft.irfft(spectrum.astype(np.complex128), n=n)
     assert_fft_close(buf.read_real(0), expected, n, EPS32)
+
+
+@pytest.mark.parametrize("n", [7, 9, 15, 25, 27])
+def test_staged_gpu_plans_with_a_partial_last_group(gpu_plans, rng, n):
+    """Short lines as a GPU plan runs them (staged through shared memory) where the last
+    workgroup holds fewer lines than the others (its missing lines load copies of the last)."""
+    batch = 301
+    config = vd.fft.FFTConfig((batch, n), 1, limits=DeviceLimits.current())
+    grid = vd.fft.FFTGridManager(config, declare_variables=False)
+    assert grid.staged and grid.partial
+    x = crandom(rng, (batch, n))
+    buf = vd.asbuffer(x)
+    vd.fft.fft(buf)
+    assert_fft_close(buf.read(0), np_ref(x, np.fft.fft, axis=-1), n, EPS32)
+    vd.fft.ifft(buf)
+    assert_fft_close(buf.read(0), x, n, EPS32, c=2 * C)
+
+    real = (rng.standard_normal((batch, 2 * n)) * 100).astype(np.float32)
+    rbuf = vd.asrfftbuffer(real)
+    vd.fft.rfft(rbuf)
+    assert_fft_close(rbuf.read_fourier(0), np.fft.rfft(real.astype(np.float64)), 2 * n, EPS32)
+    spectrum = random_spectrum(rng, real.shape)
+    rbuf.write_fourier(spectrum)
+    vd.fft.irfft(rbuf)
+    expected = np.fft.irfft(spectrum.astype(np.complex128), n=2 * n)
+    assert_fft_close(rbuf.read_real(0), expected, 2 * n, EPS32)
 
 
 _MULTI_AXIS_REAL = {

@@ -89,10 +89,16 @@ def _index_function(resources: FFTResources, r2c: bool, inverse: bool, reading: 
     return lambda _line, position: resources.input_batch_offset + position * stride
 
 
-def staged_elements(resources: FFTResources, row_length: int | None = None) -> Iterator[tuple]:
+def staged_elements(resources: FFTResources, row_length: int | None = None,
+                    clamp_lines: bool = False) -> Iterator[tuple]:
     """The group's lines in address order: ``(line, slot, position)`` per element this
     invocation moves (``row_length`` positions per line, default N), with the guards for
-    partial rounds and lines open."""
+    partial rounds and lines open.
+
+    ``clamp_lines`` (loads): the last group's missing lines read the last line again instead
+    of being guarded. A guard per element serialises the loads (each one's shared-memory
+    store waits for it before the next load issues): lengths whose line count left a partial
+    group ran at 0.5-0.8 of those without one. The duplicated rows are never stored."""
     grid, config = resources.grid, resources.config
     row_length = row_length or config.N
     invocations = math.prod(grid.local_size)
@@ -106,8 +112,11 @@ def staged_elements(resources: FFTResources, row_length: int | None = None) -> I
                 guards.enter_context(vc.if_block(element < total))
             slot = (element // row_length).to_register()
             position = (element % row_length).to_register()
-            line = (grid.group * grid.lines_per_group + slot).to_register()
-            if grid.partial:
+            line = grid.group * grid.lines_per_group + slot
+            if grid.partial and clamp_lines:
+                line = vc.min(line, config.line_count - 1)
+            line = line.to_register()
+            if grid.partial and not clamp_lines:
                 guards.enter_context(vc.if_block(line < config.line_count))
             yield line, slot, position
 
@@ -209,7 +218,7 @@ def _staged_reads(registers: FFTRegisters, index_of, mirror_of, extra: dict):
     config, grid, sdata = resources.config, resources.grid, resources.sdata
     staging = vc.new_register(config.compute_type)  # one per pass: several may follow
     sdata.sync("write")
-    for line, slot, position in staged_elements(resources):
+    for line, slot, position in staged_elements(resources, clamp_lines=True):
         resources.io_index[:] = index_of(line, position)
         yield _staged_op(GlobalReadOp, resources, config, staging, position,
                          r2c_inverse_offset=mirror_of(line), **extra)

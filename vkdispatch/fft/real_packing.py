@@ -78,7 +78,7 @@ def _inverse_input(ctx: FFTContext, buffer, half: int, normalize: bool) -> None:
     ct, m = ctx.config.compute_type, ctx.config.N
     scale = 0.5 if normalize else 1.0  # unnormalized: N z = 2 (M z)
     sdata.sync("write")
-    for line, slot, k in staged_elements(resources, m):
+    for line, slot, k in staged_elements(resources, m, clamp_lines=True):
         here = _cast(ct, buffer[line * half + k]).to_register()
         mirror = _cast(ct, buffer[line * half + (m - k)]).to_register()
         with vc.if_block(k == 0):
