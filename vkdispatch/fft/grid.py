@@ -17,7 +17,7 @@ from vkdispatch.fft.config import FFTConfig
 __all__ = ["FFTGridManager", "split_workgroups"]
 
 TARGET_GROUP_THREADS = 128  # invocations per workgroup the line packing aims for
-TARGET_INNER_BYTES = 64     # adjacent strided lines per group: a 64-byte run per load
+TARGET_INNER_BYTES = 256    # adjacent strided lines per group: a 256-byte run per load
 # Lines owned by fewer threads than this are loaded and stored through shared memory by the
 # whole group in address order (coalesced), instead of each thread reading its own run.
 STAGED_BELOW_THREADS = 8
