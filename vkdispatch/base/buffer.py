@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
+from vkdispatch.base import dlpack
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.async_transfer import PendingTransfer, wait_all
 from vkdispatch.base.context import Context, get_context
@@ -284,6 +285,21 @@ class Buffer(Handle, Generic[_ArgType]):
         array = self.read(0)
         return array if dtype is None else array.astype(dtype, copy=False)
 
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple | None = None,
+                   dl_device: tuple | None = None, copy: bool | None = None):
+        """DLPack export: ``numpy.from_dlpack(buffer)`` / ``torch.from_dlpack(buffer)`` view
+        replica 0 without a copy where its memory is host-visible (CPU devices, integrated
+        GPUs); the view waits for the work submitted on the buffer so far, later work is not
+        ordered with reads through it (read after ``vd.queue_wait_idle()``). The view keeps
+        the memory alive: ``destroy()`` frees it once the last view is gone. ``copy=True``
+        exports a host copy instead. Device-local memory (discrete GPUs) raises BufferError."""
+        return dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(1, 0)`` (CPU) where a view of the buffer is host memory, else ``(7, device)``
+        (Vulkan, which array libraries do not import)."""
+        return dlpack.dlpack_device(self)
+
     def __len__(self) -> int:
         """The length of the first axis, as for a numpy array of ``read(0)``."""
         return self.shape[0]
@@ -369,6 +385,9 @@ def asbuffer(array: Any) -> Buffer:
     """
     if hasattr(array, "__cuda_array_interface__"):
         return from_cuda_array(array)
+    if not isinstance(array, np.ndarray) and not hasattr(array, "__array__") \
+            and hasattr(array, "__dlpack__"):
+        return dlpack.from_dlpack(array)
     if not isinstance(array, np.ndarray):
         if isinstance(array, (list, tuple)) or hasattr(array, "__array__"):
             try:

@@ -50,6 +50,8 @@ cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
         Buffer(Context& context, uint64_t size) except +raiseNativeError
         uint64_t size()
         int replicaCount()
+        void* hostView(int queue_index) except +raiseNativeError
+        bool hostVisible(int queue_index) except +raiseNativeError
         @staticmethod
         int64_t liveCount()
 

@@ -377,6 +377,17 @@ cdef class NativeBuffer(Closable):
         self.check_open()
         return self.ptr.get().size()
 
+    def host_visible(self, int queue_index):
+        """Whether replica ``queue_index`` lies in host-visible coherent memory (a DLPack CPU
+        view of it is possible)."""
+        self.check_open()
+        return self.ptr.get().hostVisible(queue_index)
+
+    def host_view_capsule(self, int queue_index, tuple shape, int code, int bits,
+                          bint versioned):
+        """See dlpack.pxi."""
+        return host_view_capsule(self, queue_index, shape, code, bits, versioned)
+
     def copies_on_device(self, int src, int dst):
         """Whether replica ``src`` can be copied into ``dst`` without the host (one device)."""
         self.check_open()
@@ -701,6 +712,7 @@ def live_descriptor_set_count():
     return cp.DescriptorSet.liveCount()
 
 
+include "dlpack.pxi"
 include "image.pxi"
 
 

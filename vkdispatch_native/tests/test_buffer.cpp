@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "device_fixture.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/errors.hpp"
@@ -74,6 +77,32 @@ TEST(Buffer, LiveCountReturnsToStart) {
         EXPECT_EQ(Buffer::liveCount(), before + 100);
     }
     EXPECT_EQ(Buffer::liveCount(), before);
+}
+
+TEST(Buffer, HostViewSharesTheMemoryOfHostVisibleReplicas) {
+    VKD_REQUIRE_DEVICE();
+    TransferOptions staged;  // writes and reads through staging copies on the queue
+    staged.map_directly = false;
+    TransferEngine engine(context(), staged);
+    Buffer buffer(context(), 4096);
+    if (!buffer.replica(0).directlyMapped()) {
+        EXPECT_EQ(buffer.hostView(0), nullptr);  // device-local memory has no host view
+        return;
+    }
+    const auto data = test::randomBytes(4096, 5);
+    engine.write(buffer, data.data(), 4096, 0, 0);  // a copy the queue runs later
+    const auto* view = static_cast<const uint8_t*>(buffer.hostView(0));  // waits for it
+    ASSERT_NE(view, nullptr);
+    EXPECT_TRUE(std::equal(data.begin(), data.end(), view));
+
+    const auto patch = test::randomBytes(64, 6);
+    std::copy(patch.begin(), patch.end(), static_cast<uint8_t*>(buffer.hostView(0)) + 128);
+    std::vector<uint8_t> out(4096);
+    engine.read(buffer, out.data(), 4096, 0, 0);  // the queue's copy sees the host's write
+    std::vector<uint8_t> expected = data;
+    std::copy(patch.begin(), patch.end(), expected.begin() + 128);
+    EXPECT_EQ(out, expected);
+    EXPECT_THROW(buffer.hostView(context().queueCount()), IndexOutOfRangeError);
 }
 
 TEST(Context, WaitIdleAndQueueIndexChecks) {

@@ -42,6 +42,13 @@ public:
     int replicaCount() const noexcept { return static_cast<int>(m_replicas.size()); }
     /// Throws IndexOutOfRangeError naming `queue_index` when out of range.
     Replica& replica(int queue_index);
+    /// The host address of replica `queue_index` for a view that shares its memory (DLPack), or
+    /// nullptr when that memory is not host-visible and coherent (a discrete GPU's). Returns
+    /// once the work submitted so far that touches the replica has completed; host writes
+    /// through the address are seen by work submitted after them.
+    void* hostView(int queue_index);
+    /// Whether hostView(queue_index) gives an address (without waiting for anything).
+    bool hostVisible(int queue_index) { return replica(queue_index).directlyMapped(); }
     /// A number no other Buffer of the process has had: a cache key that, unlike the address,
     /// never names a later buffer.
     uint64_t serial() const noexcept { return m_serial; }

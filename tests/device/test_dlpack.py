@@ -1,0 +1,158 @@
+"""DLPack: buffers whose memory the host can map (lavapipe, integrated GPUs) export CPU views of
+replica 0 that numpy (and torch, where installed) consume without a copy, after the work
+submitted on them; views keep the memory alive past ``destroy()``; ``vd.from_dlpack`` and
+``vd.asbuffer`` import any DLPack producer of host memory; refusals name the reason.
+"""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+from helpers import random_array
+
+import vkdispatch as vd
+from vkdispatch.base import dlpack
+from vkdispatch.base.context import get_context
+
+pytestmark = pytest.mark.usefixtures("context")
+
+
+def live_buffers() -> int:
+    gc.collect()
+    return get_context()._module.live_buffer_count()
+
+
+def host_visible(buffer) -> vd.Buffer:
+    if buffer.__dlpack_device__() != (dlpack.KDL_CPU, 0):
+        pytest.skip("this device keeps buffers in device-local memory (no CPU view)")
+    return buffer
+
+
+@pytest.mark.parametrize("np_dtype, shape", [(np.float32, (7,)), (np.int32, (5, 3)),
+                                             (np.complex64, (2, 3, 4)), (np.uint32, (9,))])
+def test_numpy_views_the_contents(rng, np_dtype, shape):
+    data = random_array(rng, shape, np_dtype)
+    buffer = host_visible(vd.asbuffer(data))
+    view = np.from_dlpack(buffer)
+    assert view.dtype == data.dtype and view.shape == data.shape and view.flags.writeable
+    np.testing.assert_array_equal(view, data)
+
+
+def test_vector_elements_are_trailing_axes(rng):
+    data = random_array(rng, (6, 4), np.float32)
+    buffer = host_visible(vd.Buffer((6,), vd.vec4))
+    buffer.write(data)
+    np.testing.assert_array_equal(np.from_dlpack(buffer), data)
+
+
+def test_the_view_is_the_buffers_memory_both_ways(rng, affine):
+    data = random_array(rng, (256,), np.float32)
+    buffer = host_visible(vd.asbuffer(data))
+    affine(buffer, 3.0, 1.0)  # submitted, not waited for: the export waits for it
+    view = np.from_dlpack(buffer)
+    np.testing.assert_allclose(view, data * 3 + 1, rtol=1e-6)
+    view[:] = data  # host writes are seen by later GPU work, with no copy in between
+    affine(buffer, 2.0, -1.0)
+    np.testing.assert_allclose(buffer.read(0), data * 2 - 1, rtol=1e-6)
+
+
+def test_a_view_keeps_the_memory_after_destroy(rng):
+    data = random_array(rng, (1000,), np.float32)
+    before = live_buffers()
+    buffer = host_visible(vd.asbuffer(data))
+    view = np.from_dlpack(buffer)
+    buffer.destroy()
+    with pytest.raises(ValueError, match="this buffer was destroyed"):
+        np.from_dlpack(buffer)
+    again = vd.asbuffer(random_array(rng, (1000,), np.float32))  # may not reuse the memory
+    np.testing.assert_array_equal(view, data)
+    assert live_buffers() == before + 2
+    del view
+    assert live_buffers() == before + 1
+    again.destroy()
+    assert live_buffers() == before
+
+
+def test_a_capsule_nobody_consumed_releases_the_buffer(rng):
+    before = live_buffers()
+    buffer = host_visible(vd.asbuffer(random_array(rng, (64,), np.float32)))
+    unversioned, versioned = buffer.__dlpack__(), buffer.__dlpack__(max_version=(1, 0))
+    assert '"dltensor"' in repr(unversioned) and '"dltensor_versioned"' in repr(versioned)
+    buffer.destroy()
+    assert live_buffers() == before + 1
+    del unversioned, versioned
+    assert live_buffers() == before
+
+
+def test_copy_true_exports_a_copy(rng):
+    data = random_array(rng, (32,), np.float32)
+    buffer = vd.asbuffer(data)
+    copied = np.from_dlpack(buffer, copy=True)
+    copied[:] = 0
+    np.testing.assert_array_equal(buffer.read(0), data)
+
+
+def test_refusals_name_the_argument(rng):
+    buffer = host_visible(vd.asbuffer(random_array(rng, (8,), np.float32)))
+    with pytest.raises(BufferError, match="stream: a CPU view takes no stream.*got 5"):
+        buffer.__dlpack__(stream=5)
+    with pytest.raises(BufferError, match=r"dl_device: .* on CPU 0, got CUDA 1"):
+        buffer.__dlpack__(dl_device=(dlpack.KDL_CUDA, 1), copy=False)
+
+
+def test_device_local_memory_is_refused_with_the_reason(rng, monkeypatch):
+    buffer = vd.asbuffer(random_array(rng, (8,), np.float32))
+    monkeypatch.setattr(dlpack, "dlpack_device", lambda b: (dlpack.KDL_VULKAN, 0))
+    with pytest.raises(BufferError, match="needs host-visible memory.*copy=True"):
+        buffer.__dlpack__()
+    np.testing.assert_array_equal(np.from_dlpack(buffer, copy=True), buffer.read(0))
+
+
+def test_torch_views_the_contents_where_installed(rng):
+    torch = pytest.importorskip("torch")
+    data = random_array(rng, (3, 5), np.float32)
+    buffer = host_visible(vd.asbuffer(data))
+    tensor = torch.from_dlpack(buffer)
+    assert tensor.device.type == "cpu"
+    tensor.mul_(2)
+    np.testing.assert_array_equal(buffer.read(0), data * 2)
+
+
+# -- import -----------------------------------------------------------------------------------
+
+class Producer:
+    """A DLPack producer and nothing else (no __array__)."""
+
+    def __init__(self, array, device=(dlpack.KDL_CPU, 0)):
+        self.array, self.device = array, device
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def test_from_dlpack_and_asbuffer_import_host_producers(rng):
+    data = random_array(rng, (4, 6), np.int32)
+    for made in (vd.from_dlpack(data), vd.from_dlpack(Producer(data)),
+                 vd.asbuffer(Producer(data))):
+        assert made.var_type is vd.int32 and made.shape == data.shape
+        np.testing.assert_array_equal(made.read(0), data)
+
+
+def test_from_dlpack_of_a_buffer(rng):
+    buffer = vd.asbuffer(random_array(rng, (16,), np.float32))
+    assert vd.from_dlpack(buffer) is buffer
+    copied = vd.from_dlpack(buffer, copy=True)
+    assert copied is not buffer
+    np.testing.assert_array_equal(copied.read(0), buffer.read(0))
+
+
+def test_from_dlpack_refusals(rng):
+    with pytest.raises(TypeError, match="x: expected an object with __dlpack__"):
+        vd.from_dlpack([1, 2, 3])
+    cuda = Producer(random_array(rng, (4,), np.float32), device=(dlpack.KDL_CUDA, 0))
+    with pytest.raises(BufferError, match=r"x lives on CUDA 0.*x.cpu\(\)"):
+        vd.from_dlpack(cuda)
