@@ -126,6 +126,7 @@ class Producer:
 
     def __init__(self, array, device=(dlpack.KDL_CPU, 0)):
         self.array, self.device = array, device
+        self.shape, self.dtype = array.shape, array.dtype
 
     def __dlpack__(self, **kwargs):
         return self.array.__dlpack__(**kwargs)
@@ -153,6 +154,73 @@ def test_from_dlpack_of_a_buffer(rng):
 def test_from_dlpack_refusals(rng):
     with pytest.raises(TypeError, match="x: expected an object with __dlpack__"):
         vd.from_dlpack([1, 2, 3])
-    cuda = Producer(random_array(rng, (4,), np.float32), device=(dlpack.KDL_CUDA, 0))
-    with pytest.raises(BufferError, match=r"x lives on CUDA 0.*x.cpu\(\)"):
+    cuda = Producer(random_array(rng, (4,), np.float32), device=(dlpack.KDL_CUDA, 99))
+    before = live_buffers()
+    with pytest.raises(BufferError, match=r"x lives on CUDA 99, and this context's GPU is .*"
+                                          r"x.cpu\(\)"):
         vd.from_dlpack(cuda)
+    assert live_buffers() == before  # the buffer made for the copy is gone
+
+
+# -- CUDA views (an NVIDIA GPU with torch's CUDA build) ---------------------------------------
+
+def cuda_torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA device here")
+    return torch
+
+
+def cuda_buffer(rng, shape, np_dtype=np.float32):
+    data = random_array(rng, shape, np_dtype)
+    buffer = vd.asbuffer(data)
+    if buffer.__dlpack_device__()[0] != dlpack.KDL_CUDA:
+        pytest.skip(f"no CUDA view of this device's buffers: {dlpack._cuda_device(buffer)[1]}")
+    return buffer, data
+
+
+@pytest.mark.parametrize("np_dtype", [np.float32, np.complex64, np.int32])
+def test_torch_cuda_views_the_buffer_both_ways(rng, affine, np_dtype):
+    torch = cuda_torch()
+    buffer, data = cuda_buffer(rng, (64, 33), np_dtype)
+    tensor = torch.from_dlpack(buffer)
+    assert tensor.is_cuda and tuple(tensor.shape) == data.shape
+    np.testing.assert_array_equal(tensor.cpu().numpy(), data)
+    tensor.mul_(3)
+    torch.cuda.synchronize()  # CUDA work on the view completes before vkdispatch uses it
+    np.testing.assert_array_equal(buffer.read(0), data * 3)
+
+
+def test_a_cuda_view_sees_earlier_vkdispatch_work_and_outlives_destroy(rng, affine):
+    torch = cuda_torch()
+    buffer, data = cuda_buffer(rng, (1 << 16,))
+    affine(buffer, 2.0, 1.0)  # not waited for: the export waits
+    tensor = torch.from_dlpack(buffer)
+    expected = data * 2 + 1
+    np.testing.assert_allclose(tensor.cpu().numpy(), expected, rtol=1e-6)
+    before = live_buffers()
+    buffer.destroy()
+    assert live_buffers() == before
+    np.testing.assert_allclose(tensor.cpu().numpy(), expected, rtol=1e-6)
+    del tensor
+    assert live_buffers() == before - 1
+
+
+def test_cupy_views_the_buffer(rng):
+    cuda_torch()
+    cupy = pytest.importorskip("cupy")
+    buffer, data = cuda_buffer(rng, (100,))
+    np.testing.assert_array_equal(cupy.asnumpy(cupy.from_dlpack(buffer)), data)
+
+
+@pytest.mark.parametrize("np_dtype", [np.float32, np.complex64])
+def test_from_dlpack_copies_cuda_tensors_on_the_device(rng, np_dtype):
+    torch = cuda_torch()
+    cuda_buffer(rng, (1,))  # skips where the context's buffers have no CUDA view
+    data = random_array(rng, (37, 129), np_dtype)
+    tensor = torch.from_numpy(data).cuda()
+    made = vd.from_dlpack(tensor)
+    assert made.shape == data.shape
+    np.testing.assert_array_equal(made.read(0), data)
+    with pytest.raises(BufferError, match="not contiguous"):
+        vd.from_dlpack(tensor.t())

@@ -287,17 +287,19 @@ class Buffer(Handle, Generic[_ArgType]):
 
     def __dlpack__(self, *, stream: Any = None, max_version: tuple | None = None,
                    dl_device: tuple | None = None, copy: bool | None = None):
-        """DLPack export: ``numpy.from_dlpack(buffer)`` / ``torch.from_dlpack(buffer)`` view
-        replica 0 without a copy where its memory is host-visible (CPU devices, integrated
-        GPUs); the view waits for the work submitted on the buffer so far, later work is not
-        ordered with reads through it (read after ``vd.queue_wait_idle()``). The view keeps
-        the memory alive: ``destroy()`` frees it once the last view is gone. ``copy=True``
-        exports a host copy instead. Device-local memory (discrete GPUs) raises BufferError."""
+        """DLPack export: ``numpy.from_dlpack(buffer)``, ``torch.from_dlpack(buffer)``,
+        ``cupy.from_dlpack(buffer)`` view replica 0 without a copy: host memory where it is
+        host-visible (CPU devices, integrated GPUs), CUDA memory on NVIDIA GPUs. The view
+        waits for the work submitted on the buffer so far; work on the view must be complete
+        before vkdispatch uses the buffer again. The view keeps the memory alive: ``destroy()``
+        frees it once the last view is gone. ``copy=True`` exports a host copy. Elsewhere
+        BufferError names why no view is possible."""
         return dlpack.export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        """``(1, 0)`` (CPU) where a view of the buffer is host memory, else ``(7, device)``
-        (Vulkan, which array libraries do not import)."""
+        """``(1, 0)`` (CPU) where a view of the buffer is host memory, ``(2, ordinal)`` where
+        it is CUDA memory, else ``(7, device)`` (Vulkan, which array libraries do not
+        import)."""
         return dlpack.dlpack_device(self)
 
     def __len__(self) -> int:

@@ -1,10 +1,17 @@
 """DLPack, the protocol array libraries share memory through: buffers as DLPack producers
-(``numpy.from_dlpack(buffer)``, ``torch.from_dlpack(buffer)``) and ``vd.from_dlpack``.
+(``numpy.from_dlpack(buffer)``, ``torch.from_dlpack(buffer)``, ``cupy.from_dlpack(buffer)``)
+and ``vd.from_dlpack``.
 
-A buffer whose memory the host can map (CPU devices such as lavapipe, integrated GPUs) exports
-a CPU view of replica 0 without copying: the consumer's array *is* the buffer's memory.
-Device-local memory of a discrete GPU has no host address; its ``__dlpack_device__`` says
-Vulkan, and exporting raises BufferError (ask for ``copy=True``, or read the buffer).
+A buffer exports a view of replica 0 without copying:
+
+* host memory where the host can map the buffer (CPU devices such as lavapipe, integrated
+  GPUs): numpy and torch CPU tensors;
+* CUDA device memory on an NVIDIA GPU whose driver exports buffer memory
+  (VK_KHR_external_memory_fd) to the CUDA device of the same UUID (the CUDA driver is loaded
+  at run time): torch and cupy CUDA tensors.
+
+Elsewhere ``__dlpack_device__`` says Vulkan and exporting raises BufferError naming why (ask
+for ``copy=True``, or read the buffer).
 """
 from __future__ import annotations
 
@@ -16,8 +23,8 @@ from vkdispatch.base import dtype as dt
 
 __all__ = ["KDL_CPU", "KDL_CUDA", "KDL_VULKAN", "dlpack_device", "export", "from_dlpack"]
 
-KDL_CPU, KDL_CUDA, KDL_VULKAN = 1, 2, 7  # DLPack's DLDeviceType values
-_DEVICE_NAMES = {KDL_CPU: "CPU", KDL_CUDA: "CUDA", 3: "CUDA host", 4: "OpenCL",
+KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_VULKAN = 1, 2, 3, 7  # DLPack's DLDeviceType values
+_DEVICE_NAMES = {KDL_CPU: "CPU", KDL_CUDA: "CUDA", KDL_CUDA_HOST: "CUDA host", 4: "OpenCL",
                  KDL_VULKAN: "Vulkan", 8: "Metal", 10: "ROCm", 13: "CUDA managed",
                  14: "oneAPI"}
 # DLPack's DLDataTypeCode of each numpy kind
@@ -25,12 +32,25 @@ _TYPE_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
 _VIEWED_QUEUE = 0  # a view shows the first queue's replica, as np.asarray(buffer) does
 
 
+def _native(buffer):
+    return buffer.context._module
+
+
+def _cuda_device(buffer) -> tuple[int, str]:
+    """``(CUDA ordinal, "")`` of a CUDA view of the buffer, or ``(-1, why not)``."""
+    return _native(buffer).cuda_device_of(buffer._native, _VIEWED_QUEUE)
+
+
 def dlpack_device(buffer) -> tuple[int, int]:
     """``(device type, device id)`` of ``buffer``'s view: (KDL_CPU, 0) when its memory is
-    host-visible, else (KDL_VULKAN, index of the Vulkan device)."""
+    host-visible, (KDL_CUDA, ordinal) when CUDA can map it, else (KDL_VULKAN, the index of the
+    Vulkan device)."""
     buffer._check_alive()
     if buffer._native.host_visible(_VIEWED_QUEUE):
         return (KDL_CPU, 0)
+    ordinal, _why = _cuda_device(buffer)
+    if ordinal >= 0:
+        return (KDL_CUDA, ordinal)
     return (KDL_VULKAN, buffer.context.device_ids[0])
 
 
@@ -62,17 +82,20 @@ def export(buffer, stream: Any = None, max_version: tuple | None = None,
     if host_copy:
         array = buffer.read(_VIEWED_QUEUE)
         return array.__dlpack__(max_version=max_version) if max_version else array.__dlpack__()
-    if device[0] != KDL_CPU:
-        name = buffer.context.device_infos[0].device_name
-        raise BufferError(f"a DLPack view of this buffer needs host-visible memory, and "
-                          f"{name} keeps buffers in device-local memory; ask for a copy "
-                          f"(copy=True, or buffer.read(0))")
-    if stream is not None:
+    if device[0] == KDL_VULKAN:
+        raise BufferError(f"a DLPack view of this buffer needs host-visible memory or a CUDA "
+                          f"device that can map it, and {_cuda_device(buffer)[1]}; ask for a "
+                          f"copy (copy=True, or buffer.read(0))")
+    if device[0] == KDL_CPU and stream is not None:
         raise BufferError(f"stream: a CPU view takes no stream (DLPack: None), got {stream!r}")
+    # A CUDA consumer's stream needs no wait from us: the view is made after our work on the
+    # buffer completed.
     code, bits = _type_code(buffer)
     versioned = max_version is not None and int(max_version[0]) >= 1
     shape = tuple(int(axis) for axis in buffer._layout()[1])
-    capsule = buffer._native.host_view_capsule(_VIEWED_QUEUE, shape, code, bits, versioned)
+    make = (_native(buffer).host_view_capsule if device[0] == KDL_CPU
+            else _native(buffer).cuda_view_capsule)
+    capsule = make(buffer._native, _VIEWED_QUEUE, shape, code, bits, versioned)
     if capsule is None:  # its memory stopped being host-visible: cannot happen after the check
         raise BufferError("this buffer's memory is not host-visible")
     return capsule
@@ -81,12 +104,15 @@ def export(buffer, stream: Any = None, max_version: tuple | None = None,
 def from_dlpack(x: Any, copy: bool | None = None):
     """A buffer with the contents of ``x``, any object with ``__dlpack__`` (a numpy array,
     a torch or cupy tensor): a vkdispatch buffer is returned as it is (``copy=True``: a new
-    buffer holding a copy); host arrays are copied to the device, as ``vd.asbuffer`` does.
+    buffer holding a copy); host arrays are copied to the device, as ``vd.asbuffer`` does;
+    contiguous CUDA tensors on the GPU of the current context are copied on the device (one
+    device-to-device copy, no host round trip). The CUDA work that produced ``x`` must be
+    complete or on its current stream (``torch.cuda.synchronize()`` otherwise).
 
     Raises:
         TypeError: ``x`` is not a DLPack producer.
-        BufferError: ``x`` lives on a device whose memory this build cannot reach (a CUDA
-            tensor: move it to the host first, e.g. ``x.cpu()``).
+        BufferError: ``x`` lives where this context cannot reach (another GPU, a device
+            without CUDA views), or is not contiguous.
     """
     from vkdispatch.base.buffer import Buffer, asbuffer
 
@@ -98,9 +124,58 @@ def from_dlpack(x: Any, copy: bool | None = None):
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise TypeError(f"x: expected an object with __dlpack__ and __dlpack_device__ "
                         f"(numpy, torch, cupy arrays), got {type(x).__name__}")
-    device = tuple(x.__dlpack_device__())
-    if int(device[0]) not in (KDL_CPU, 3):  # host memory, pageable or pinned
-        raise BufferError(f"x lives on {_device_name(device)}, whose memory vkdispatch cannot "
-                          f"import; copy it to the host first (for torch x.cpu(), for cupy "
-                          f"x.get())")
-    return asbuffer(np.from_dlpack(x))
+    device = tuple(int(value) for value in x.__dlpack_device__())
+    if device[0] in (KDL_CPU, KDL_CUDA_HOST):
+        return asbuffer(np.from_dlpack(x))
+    if device[0] == KDL_CUDA:
+        return _from_cuda(x, device[1])
+    raise BufferError(f"x lives on {_device_name(device)}, whose memory vkdispatch cannot "
+                      f"import; copy it to the host first")
+
+
+def _from_cuda(x: Any, ordinal: int):
+    """A new buffer holding a copy of the CUDA tensor ``x``, made on the device."""
+    from vkdispatch.base.buffer import Buffer
+    from vkdispatch.base.replicas import copy_replica
+
+    shape = tuple(int(axis) for axis in x.shape)
+    host = np.dtype(str(x.dtype).replace("torch.", ""))
+    buffer = Buffer(shape or (1,), dt.from_numpy_dtype(host))
+    try:
+        target, why = _cuda_device(buffer)
+        if target != ordinal:
+            raise BufferError(f"x lives on CUDA {ordinal}, and this context's GPU is "
+                              f"{'CUDA ' + str(target) if target >= 0 else 'not reachable: ' + why}"
+                              f"; copy it to the host first (for torch x.cpu(), for cupy "
+                              f"x.get())")
+        pointer, contiguous = _cuda_pointer(x)
+        if not contiguous:
+            raise BufferError("x is not contiguous; pass x.contiguous() (torch) or "
+                              "cupy.ascontiguousarray(x)")
+        if buffer.mem_size:
+            _native(buffer).copy_from_cuda(buffer._native, _VIEWED_QUEUE, pointer,
+                                           buffer.mem_size)
+        if buffer.context.queue_count > 1:  # the other replicas
+            copy_replica(buffer, src=_VIEWED_QUEUE)
+    except BaseException:
+        buffer.destroy()
+        raise
+    return buffer
+
+
+def _cuda_pointer(x: Any) -> tuple[int, bool]:
+    """``(device address, C-contiguous)`` of a CUDA tensor, from its CUDA array interface."""
+    interface = getattr(x, "__cuda_array_interface__", None)
+    if interface is None:
+        raise BufferError(f"x: a {type(x).__name__} on CUDA without __cuda_array_interface__ "
+                          f"(its address); copy it to the host first")
+    pointer = int(interface["data"][0])
+    strides = interface.get("strides")
+    if strides is None:
+        return pointer, True
+    itemsize = np.dtype(interface["typestr"]).itemsize
+    expected, step = [], itemsize
+    for axis in reversed(interface["shape"]):
+        expected.append(step)
+        step *= int(axis)
+    return pointer, tuple(strides) == tuple(reversed(expected))

@@ -55,6 +55,15 @@ cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
         @staticmethod
         int64_t liveCount()
 
+cdef extern from "vkdispatch/cuda_view.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass CudaView:
+        CudaView(Buffer& buffer, int queue_index) except +raiseNativeError
+        unsigned long long pointer()
+        int ordinal()
+        void copyFrom(unsigned long long source, uint64_t size) except +raiseNativeError
+    int cudaDeviceOf "vkdispatch::CudaView::cudaDeviceOf"(
+        Buffer& buffer, int queue_index, string* why) except +raiseNativeError
+
 cdef extern from "vkdispatch/replica_copy.hpp" namespace "vkdispatch" nogil:
     bool copiesOnDevice(Buffer& buffer, int src, int dst) except +raiseNativeError
     void copyReplicaOnDevice(Buffer& source, int src, Buffer& target, int dst,

@@ -1,6 +1,8 @@
 # DLPack views of buffer memory (included by wrapper.pyx after NativeBuffer): the capsules that
-# numpy.from_dlpack, torch.from_dlpack and other array libraries consume, in the layout of the
-# DLPack ABI (the unversioned "dltensor" of DLPack 0.x and the "dltensor_versioned" of 1.x).
+# numpy.from_dlpack, torch.from_dlpack, cupy.from_dlpack and other array libraries consume, in
+# the layout of the DLPack ABI (the unversioned "dltensor" of DLPack 0.x and the
+# "dltensor_versioned" of 1.x). A view is either host memory (host-visible buffers) or CUDA
+# device memory (a CudaView of the replica).
 #
 # A view enters its NativeBuffer (closable.pxi) for as long as it lives: closing the buffer or
 # its context meanwhile only marks them closed, and the view's deleter, the last to leave, frees
@@ -45,29 +47,36 @@ cdef struct DLManagedTensorVersioned:
     uint64_t flags
     DLTensor dl_tensor
 
+cdef struct ViewOwner:  # a view's manager_ctx
+    void* buffer       # the NativeBuffer, referenced and entered
+    rt.CudaView* cuda  # the CUDA mapping of a CUDA view, else NULL
+
 
 DEF _KDL_CPU = 1
+DEF _KDL_CUDA = 2
 DEF _DLPACK_MAJOR = 1
 DEF _DLPACK_MINOR = 0
 
 
-cdef void _leave_view(void* owner) noexcept nogil:
+cdef void _release_owner(ViewOwner* owner) noexcept nogil:
+    if owner.cuda != NULL:
+        del owner.cuda  # unmapped before the buffer may be freed
     with gil:
         try:
-            (<Closable>owner).leave()
+            (<Closable>owner.buffer).leave()
         except BaseException as error:  # a deleter cannot raise: report and go on
             native_log(LogLevel.Error, f"releasing a DLPack view: {error}".encode())
         finally:
-            Py_DECREF(<object>owner)
+            Py_DECREF(<object>owner.buffer)
 
 
 cdef void _delete_unversioned(DLManagedTensor* managed) noexcept nogil:
-    _leave_view(managed.manager_ctx)
+    _release_owner(<ViewOwner*>managed.manager_ctx)
     free(managed)
 
 
 cdef void _delete_versioned(DLManagedTensorVersioned* managed) noexcept nogil:
-    _leave_view(managed.manager_ctx)
+    _release_owner(<ViewOwner*>managed.manager_ctx)
     free(managed)
 
 
@@ -83,15 +92,15 @@ cdef void _drop_versioned(object capsule) noexcept:
             capsule, b"dltensor_versioned"))
 
 
-cdef void _describe(DLTensor* tensor, void* data, tuple shape, int code, int bits,
-                    int64_t* sizes) noexcept:
+cdef void _describe(DLTensor* tensor, void* data, int device_type, int device_id, tuple shape,
+                    int code, int bits, int64_t* sizes) noexcept:
     """Fills ``tensor`` for row-major ``shape``; ``sizes`` holds room for shape and strides."""
     cdef int ndim = len(shape)
     cdef int axis
     cdef int64_t stride = 1
     tensor.data = data
-    tensor.device.device_type = _KDL_CPU
-    tensor.device.device_id = 0
+    tensor.device.device_type = device_type
+    tensor.device.device_id = device_id
     tensor.ndim = ndim
     tensor.dtype.code = code
     tensor.dtype.bits = bits
@@ -105,17 +114,49 @@ cdef void _describe(DLTensor* tensor, void* data, tuple shape, int code, int bit
         stride *= <int64_t>shape[axis]
 
 
+cdef object _capsule(NativeBuffer buffer, rt.CudaView* cuda, void* data, tuple shape, int code,
+                     int bits, bint versioned):
+    """The capsule of a view of ``buffer`` (entered by the caller: on failure it is left and
+    ``cuda`` deleted)."""
+    cdef int ndim = len(shape)
+    cdef size_t head = sizeof(DLManagedTensorVersioned) if versioned else sizeof(DLManagedTensor)
+    cdef char* block = <char*>malloc(head + sizeof(ViewOwner) + 2 * ndim * sizeof(int64_t))
+    cdef ViewOwner* owner
+    cdef DLManagedTensor* unversioned
+    cdef DLManagedTensorVersioned* managed
+    cdef int device_type = _KDL_CPU if cuda == NULL else _KDL_CUDA
+    cdef int device_id = 0 if cuda == NULL else cuda.ordinal()
+    if block == NULL:
+        del cuda
+        buffer.leave()
+        raise MemoryError("allocating a DLPack tensor")
+    owner = <ViewOwner*>(block + head)
+    owner.buffer = <void*>buffer
+    owner.cuda = cuda
+    Py_INCREF(buffer)  # released with the view, by its deleter
+    sizes = <int64_t*>(block + head + sizeof(ViewOwner))
+    if versioned:
+        managed = <DLManagedTensorVersioned*>block
+        managed.version.major = _DLPACK_MAJOR
+        managed.version.minor = _DLPACK_MINOR
+        managed.manager_ctx = owner
+        managed.deleter = _delete_versioned
+        managed.flags = 0
+        _describe(&managed.dl_tensor, data, device_type, device_id, shape, code, bits, sizes)
+        return PyCapsule_New(managed, b"dltensor_versioned", _drop_versioned)
+    unversioned = <DLManagedTensor*>block
+    unversioned.manager_ctx = owner
+    unversioned.deleter = _delete_unversioned
+    _describe(&unversioned.dl_tensor, data, device_type, device_id, shape, code, bits, sizes)
+    return PyCapsule_New(unversioned, b"dltensor", _drop_unversioned)
+
+
 def host_view_capsule(NativeBuffer buffer, int queue_index, tuple shape, int code, int bits,
                       bint versioned):
     """A DLPack capsule viewing replica ``queue_index`` of ``buffer`` in host memory as a
     row-major array of ``shape`` (DLPack type ``code``/``bits``), once the work submitted on it
     so far has completed; None when that memory is not host-visible."""
     cdef void* data = NULL
-    cdef int ndim = len(shape)
-    cdef size_t head = sizeof(DLManagedTensorVersioned) if versioned else sizeof(DLManagedTensor)
-    cdef char* block
-    cdef DLManagedTensor* unversioned
-    cdef DLManagedTensorVersioned* managed
     buffer.enter()
     try:
         with nogil:
@@ -127,22 +168,48 @@ def host_view_capsule(NativeBuffer buffer, int queue_index, tuple shape, int cod
     if data == NULL:
         buffer.leave()
         return None
-    block = <char*>malloc(head + 2 * ndim * sizeof(int64_t))
-    if block == NULL:
+    return _capsule(buffer, NULL, data, shape, code, bits, versioned)
+
+
+def cuda_view_capsule(NativeBuffer buffer, int queue_index, tuple shape, int code, int bits,
+                      bint versioned):
+    """A DLPack capsule viewing replica ``queue_index`` of ``buffer`` as CUDA device memory
+    (see cuda_view.hpp), once the work submitted on it so far has completed."""
+    cdef rt.CudaView* cuda = NULL
+    buffer.enter()
+    try:
+        with nogil:
+            cuda = new rt.CudaView(buffer.ptr.get()[0], queue_index)
+        _check_validation()
+    except BaseException:
+        del cuda
         buffer.leave()
-        raise MemoryError("allocating a DLPack tensor")
-    Py_INCREF(buffer)  # released with the view, by its deleter
-    if versioned:
-        managed = <DLManagedTensorVersioned*>block
-        managed.version.major = _DLPACK_MAJOR
-        managed.version.minor = _DLPACK_MINOR
-        managed.manager_ctx = <void*>buffer
-        managed.deleter = _delete_versioned
-        managed.flags = 0
-        _describe(&managed.dl_tensor, data, shape, code, bits, <int64_t*>(block + head))
-        return PyCapsule_New(managed, b"dltensor_versioned", _drop_versioned)
-    unversioned = <DLManagedTensor*>block
-    unversioned.manager_ctx = <void*>buffer
-    unversioned.deleter = _delete_unversioned
-    _describe(&unversioned.dl_tensor, data, shape, code, bits, <int64_t*>(block + head))
-    return PyCapsule_New(unversioned, b"dltensor", _drop_unversioned)
+        raise
+    return _capsule(buffer, cuda, <void*>cuda.pointer(), shape, code, bits, versioned)
+
+
+def cuda_device_of(NativeBuffer buffer, int queue_index):
+    """``(CUDA device ordinal, "")`` of a CUDA view of the replica, or ``(-1, the reason)``."""
+    cdef string why
+    cdef int ordinal
+    buffer.check_open()
+    ordinal = rt.cudaDeviceOf(buffer.ptr.get()[0], queue_index, &why)
+    return ordinal, why.decode()
+
+
+def copy_from_cuda(NativeBuffer buffer, int queue_index, unsigned long long source,
+                   uint64_t size):
+    """Copies ``size`` bytes of CUDA device memory at ``source`` into the start of the replica
+    (through a CudaView), returning once the copy is complete."""
+    cdef rt.CudaView* cuda = NULL
+    buffer.enter()
+    try:
+        with nogil:
+            cuda = new rt.CudaView(buffer.ptr.get()[0], queue_index)
+            try:
+                cuda.copyFrom(source, size)
+            finally:
+                del cuda
+    finally:
+        buffer.leave()
+    _check_validation()

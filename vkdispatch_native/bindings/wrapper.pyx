@@ -383,11 +383,6 @@ cdef class NativeBuffer(Closable):
         self.check_open()
         return self.ptr.get().hostVisible(queue_index)
 
-    def host_view_capsule(self, int queue_index, tuple shape, int code, int bits,
-                          bint versioned):
-        """See dlpack.pxi."""
-        return host_view_capsule(self, queue_index, shape, code, bits, versioned)
-
     def copies_on_device(self, int src, int dst):
         """Whether replica ``src`` can be copied into ``dst`` without the host (one device)."""
         self.check_open()

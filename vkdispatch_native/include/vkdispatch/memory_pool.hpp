@@ -41,6 +41,8 @@ public:
         /// Host address of offset(), or nullptr when the memory is not host-visible.
         void* mapped() const noexcept { return m_mapped; }
         bool pooled() const noexcept { return m_block != nullptr; }
+        /// Bytes of the VkDeviceMemory that offset() lies in (a whole block when pooled).
+        VkDeviceSize allocationSize() const noexcept;
         void reset() noexcept;
 
     private:
@@ -54,8 +56,11 @@ public:
         void* m_mapped = nullptr;
     };
 
+    /// `export_types`: handle types allocate() makes buffer memory exportable as (0: none);
+    /// buffers bound to it must be created with VkExternalMemoryBufferCreateInfo of them.
     MemoryPool(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties,
-               VkDeviceSize block_size = kBlockSize);
+               VkDeviceSize block_size = kBlockSize,
+               VkExternalMemoryHandleTypeFlags export_types = 0);
     /// Frees the blocks: every lease must be gone by then.
     ~MemoryPool();
     MemoryPool(const MemoryPool&) = delete;
@@ -63,10 +68,12 @@ public:
 
     /// Memory of type `type_index` meeting `requirements` (size and alignment).
     Lease allocate(const VkMemoryRequirements& requirements, uint32_t type_index);
-    /// Memory of its own, never a shared block's (images: blocks hold buffers only).
+    /// Memory of its own, never a shared block's nor exportable (images: blocks hold buffers
+    /// only).
     Lease allocateDedicated(const VkMemoryRequirements& requirements, uint32_t type_index) const {
-        return ownLease(requirements, type_index);
+        return ownLease(requirements, type_index, 0);
     }
+    VkExternalMemoryHandleTypeFlags exportTypes() const noexcept { return m_export_types; }
     /// Shared blocks currently allocated (for tests).
     size_t blockCount() const;
 
@@ -80,14 +87,17 @@ private:
     };
 
     // Allocates (and maps, if host-visible) `size` bytes of memory type `type_index`.
-    UniqueMemory allocateMemory(VkDeviceSize size, uint32_t type_index, void** mapped) const;
+    UniqueMemory allocateMemory(VkDeviceSize size, uint32_t type_index, void** mapped,
+                                VkExternalMemoryHandleTypeFlags export_types) const;
     Lease leaseFromBlocks(const VkMemoryRequirements& requirements, uint32_t type_index);
-    Lease ownLease(const VkMemoryRequirements& requirements, uint32_t type_index) const;
+    Lease ownLease(const VkMemoryRequirements& requirements, uint32_t type_index,
+                   VkExternalMemoryHandleTypeFlags export_types) const;
     void release(Block* block, VkDeviceSize offset, VkDeviceSize size) noexcept;
 
     VkDevice m_device;
     VkPhysicalDeviceMemoryProperties m_properties;
     VkDeviceSize m_block_size;
+    VkExternalMemoryHandleTypeFlags m_export_types;
     mutable std::mutex m_mutex;
     std::vector<std::unique_ptr<Block>> m_blocks;
 };

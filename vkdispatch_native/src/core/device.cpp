@@ -40,6 +40,21 @@ uint64_t importAlignmentOf(VkPhysicalDevice device) {
     return host.minImportedHostPointerAlignment;
 }
 
+// Whether buffers of the usages vkdispatch gives them can be exported as POSIX file descriptors
+// (VK_KHR_external_memory_fd) from shared memory blocks: what a CUDA view of a buffer needs.
+bool exportsOpaqueFds(VkPhysicalDevice device) {
+    VkPhysicalDeviceExternalBufferInfo query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+    query.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+    query.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkExternalBufferProperties properties{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    vkGetPhysicalDeviceExternalBufferProperties(device, &query, &properties);
+    const VkExternalMemoryFeatureFlags features =
+        properties.externalMemoryProperties.externalMemoryFeatures;
+    return (features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) != 0 &&
+           (features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT) == 0;
+}
+
 }  // namespace
 
 Device::Device(const Instance& instance, int device_index, const std::vector<int>& queue_families,
@@ -76,6 +91,11 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
         extensions.push_back(VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME);
     if (contains(available, "VK_KHR_portability_subset"))
         extensions.push_back("VK_KHR_portability_subset");
+    if (contains(available, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) &&
+        m_info.device_type != DeviceType::Cpu && exportsOpaqueFds(m_physical)) {
+        extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+        m_export_handle_types = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    }
     if (contains(available, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) &&
         vkGetMemoryHostPointerPropertiesEXT != nullptr) {
         extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
@@ -129,7 +149,9 @@ void Device::createQueues(const std::vector<int>& queue_families,
                           const std::vector<uint32_t>& hardware, int first_queue_index) {
     std::map<std::pair<int, uint32_t>, std::shared_ptr<std::mutex>> hardware_locks;
     try {
-        m_memory_pool = std::make_unique<MemoryPool>(m_device, m_memory);
+        m_memory_pool = std::make_unique<MemoryPool>(m_device, m_memory,
+                                                     MemoryPool::kBlockSize,
+                                                     m_export_handle_types);
         m_descriptor_pools = std::make_unique<DescriptorPools>(m_device);
         for (size_t i = 0; i < queue_families.size(); ++i) {
             const int family = queue_families[i];

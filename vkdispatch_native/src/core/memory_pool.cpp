@@ -34,9 +34,14 @@ void MemoryPool::Lease::reset() noexcept {
     m_mapped = nullptr;
 }
 
+VkDeviceSize MemoryPool::Lease::allocationSize() const noexcept {
+    return m_block != nullptr ? m_block->ranges.capacity() : m_size;
+}
+
 MemoryPool::MemoryPool(VkDevice device, const VkPhysicalDeviceMemoryProperties& properties,
-                       VkDeviceSize block_size)
-    : m_device(device), m_properties(properties), m_block_size(block_size) {}
+                       VkDeviceSize block_size, VkExternalMemoryHandleTypeFlags export_types)
+    : m_device(device), m_properties(properties), m_block_size(block_size),
+      m_export_types(export_types) {}
 
 MemoryPool::~MemoryPool() = default;
 
@@ -45,8 +50,8 @@ size_t MemoryPool::blockCount() const {
     return m_blocks.size();
 }
 
-UniqueMemory MemoryPool::allocateMemory(VkDeviceSize size, uint32_t type_index,
-                                        void** mapped) const {
+UniqueMemory MemoryPool::allocateMemory(VkDeviceSize size, uint32_t type_index, void** mapped,
+                                        VkExternalMemoryHandleTypeFlags export_types) const {
     // Asking Vulkan for more than the heap holds is invalid usage, not an allocation failure.
     const VkDeviceSize heap =
         m_properties.memoryHeaps[m_properties.memoryTypes[type_index].heapIndex].size;
@@ -59,6 +64,9 @@ UniqueMemory MemoryPool::allocateMemory(VkDeviceSize size, uint32_t type_index,
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     alloc.allocationSize = size;
     alloc.memoryTypeIndex = type_index;
+    VkExportMemoryAllocateInfo exported{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    exported.handleTypes = export_types;
+    if (export_types != 0) alloc.pNext = &exported;
     VkDeviceMemory handle;
     VK_CHECK(vkAllocateMemory(m_device, &alloc, nullptr, &handle),
              "allocating " + std::to_string(size) + " bytes of device memory");
@@ -83,13 +91,14 @@ MemoryPool::Lease MemoryPool::allocate(const VkMemoryRequirements& requirements,
             // No room for a new block: the request alone may still fit.
         }
     }
-    return ownLease(requirements, type_index);
+    return ownLease(requirements, type_index, m_export_types);
 }
 
 MemoryPool::Lease MemoryPool::ownLease(const VkMemoryRequirements& requirements,
-                                       uint32_t type_index) const {
+                                       uint32_t type_index,
+                                       VkExternalMemoryHandleTypeFlags export_types) const {
     Lease lease;
-    lease.m_own = allocateMemory(requirements.size, type_index, &lease.m_mapped);
+    lease.m_own = allocateMemory(requirements.size, type_index, &lease.m_mapped, export_types);
     lease.m_memory = lease.m_own.get();
     lease.m_size = requirements.size;
     return lease;
@@ -111,7 +120,7 @@ MemoryPool::Lease MemoryPool::leaseFromBlocks(const VkMemoryRequirements& requir
     }
     if (chosen == nullptr) {
         auto block = std::make_unique<Block>(m_block_size, type_index);
-        block->memory = allocateMemory(m_block_size, type_index, &block->mapped);
+        block->memory = allocateMemory(m_block_size, type_index, &block->mapped, m_export_types);
         offset = block->ranges.allocate(requirements.size, alignment);
         chosen = block.get();
         m_blocks.push_back(std::move(block));

@@ -54,6 +54,11 @@ BoundBuffer createBoundBuffer(Device& device, uint64_t size, VkBufferUsageFlags 
     info.size = size;
     info.usage = usage;
     shareAmong(info, shared_by);
+    // The pool may hand out exportable memory (for CUDA views), which binds only to buffers
+    // created for its handle types.
+    VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    external.handleTypes = device.memoryPool().exportTypes();
+    if (external.handleTypes != 0) info.pNext = &external;
     VkBuffer buffer;
     VK_CHECK(vkCreateBuffer(handle, &info, nullptr, &buffer),
              "creating a buffer of " + std::to_string(size) + " bytes");

@@ -1,0 +1,86 @@
+"""Handing buffers to torch and back through DLPack, beside the host round trip it replaces.
+
+Rows, for float32 buffers of 4 KiB and --mib MiB (default 256):
+
+* export: ``torch.from_dlpack(buffer)`` (a view: CUDA on NVIDIA GPUs, CPU on host-visible
+  devices), us per call, beside ``torch.from_numpy(buffer.read(0)).to(device)`` (the copy
+  through the host a script needed before);
+* import: ``vd.from_dlpack(tensor)`` (one device-to-device copy for a CUDA tensor), us per
+  call and GB/s, beside ``tensor.clone()`` (torch's own device copy: the like-for-like
+  bandwidth reference) and ``vd.asbuffer(tensor.cpu().numpy())`` (through the host).
+
+Each result is checked against the data. Needs torch; prints why not otherwise.
+
+Usage: python benchmarks/dlpack.py [--mib 256] [--repeats 5]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import vkdispatch as vd
+
+
+def best_us(call, repeats: int, sync) -> float:
+    """The fastest of ``repeats`` timed calls (after one warm-up), with ``sync`` after each."""
+    call()
+    sync()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        sync()
+        times.append(time.perf_counter() - start)
+    return min(times) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mib", type=int, default=256)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    try:
+        import torch
+    except ImportError:
+        raise SystemExit("dlpack.py compares with torch, which is not installed")
+    probe = vd.asbuffer(np.zeros(4, np.float32))
+    kind = probe.__dlpack_device__()[0]
+    if kind not in (1, 2):
+        raise SystemExit(f"buffers of {vd.get_context().device_infos[0].device_name} have no "
+                         f"DLPack view here (device type {kind})")
+    device = "cuda" if kind == 2 else "cpu"
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    print(f"device: {vd.get_context().device_infos[0].device_name}; views on torch {device}\n")
+    print("| operation | size | ours us | reference | reference us | reference/ours | "
+          "ours GB/s |")
+    print("|---|--:|--:|---|--:|--:|--:|")
+    rng = np.random.default_rng(0)
+    for nbytes in (4096, args.mib << 20):
+        data = rng.standard_normal(nbytes // 4, dtype=np.float32)
+        label = f"{nbytes >> 10} KiB" if nbytes < 1 << 20 else f"{nbytes >> 20} MiB"
+        buffer = vd.asbuffer(data)
+        ours = best_us(lambda: torch.from_dlpack(buffer), args.repeats, sync)
+        old = best_us(lambda: torch.from_numpy(buffer.read(0)).to(device), args.repeats, sync)
+        assert np.array_equal(torch.from_dlpack(buffer).cpu().numpy(), data)
+        print(f"| export: torch.from_dlpack(buffer) | {label} | {ours:.1f} | "
+              f"from_numpy(read(0)).to({device}) | {old:.1f} | {old / ours:.2f} | - |")
+        tensor = torch.from_numpy(data).to(device)
+        made = []
+        ours = best_us(lambda: made.append(vd.from_dlpack(tensor)), args.repeats, sync)
+        clone = best_us(lambda: tensor.clone(), args.repeats, sync)
+        host = best_us(lambda: vd.asbuffer(tensor.cpu().numpy()), args.repeats, sync)
+        assert np.array_equal(made[-1].read(0), data)
+        for buffer_made in made:
+            buffer_made.destroy()
+        print(f"| import: vd.from_dlpack(tensor) | {label} | {ours:.1f} | tensor.clone() | "
+              f"{clone:.1f} | {clone / ours:.2f} | {2 * nbytes / ours / 1e3:.1f} |")
+        print(f"| import: vd.from_dlpack(tensor) | {label} | {ours:.1f} | "
+              f"asbuffer(tensor.cpu().numpy()) | {host:.1f} | {host / ours:.2f} | - |")
+        buffer.destroy()
+    print("\nreference/ours above 1: ours is faster. GB/s = bytes read + written / time.")
+
+
+if __name__ == "__main__":
+    main()

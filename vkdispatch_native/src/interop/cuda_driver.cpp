@@ -1,0 +1,102 @@
+#include "vkdispatch/cuda_driver.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+#include "vkdispatch/errors.hpp"
+
+namespace vkdispatch {
+namespace {
+
+struct Loaded {
+    CudaDriver* driver = nullptr;
+    std::string reason;
+};
+
+template <typename Function>
+bool resolve(void* library, const char* name, Function& out, std::string& reason) {
+    out = reinterpret_cast<Function>(dlsym(library, name));
+    if (out == nullptr) reason = std::string("libcuda.so.1 has no ") + name;
+    return out != nullptr;
+}
+
+}  // namespace
+
+struct CudaDriverLoader {
+    static Loaded load() {
+        Loaded loaded;
+        // Never closed: views may be released until the process exits.
+        void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (library == nullptr) {
+            loaded.reason = "the CUDA driver (libcuda.so.1) is not installed";
+            return loaded;
+        }
+        auto* driver = new CudaDriver();  // lives as long as the process
+        std::string& why = loaded.reason;
+        const bool complete =
+            resolve(library, "cuInit", driver->cuInit, why) &&
+            resolve(library, "cuDeviceGetCount", driver->cuDeviceGetCount, why) &&
+            resolve(library, "cuDeviceGet", driver->cuDeviceGet, why) &&
+            resolve(library, "cuDeviceGetUuid", driver->cuDeviceGetUuid, why) &&
+            resolve(library, "cuDevicePrimaryCtxRetain", driver->cuDevicePrimaryCtxRetain, why) &&
+            resolve(library, "cuDevicePrimaryCtxRelease_v2", driver->cuDevicePrimaryCtxRelease,
+                    why) &&
+            resolve(library, "cuCtxPushCurrent_v2", driver->cuCtxPushCurrent, why) &&
+            resolve(library, "cuCtxPopCurrent_v2", driver->cuCtxPopCurrent, why) &&
+            resolve(library, "cuCtxSynchronize", driver->cuCtxSynchronize, why) &&
+            resolve(library, "cuImportExternalMemory", driver->cuImportExternalMemory, why) &&
+            resolve(library, "cuExternalMemoryGetMappedBuffer",
+                    driver->cuExternalMemoryGetMappedBuffer, why) &&
+            resolve(library, "cuDestroyExternalMemory", driver->cuDestroyExternalMemory, why) &&
+            resolve(library, "cuMemFree_v2", driver->cuMemFree, why) &&
+            resolve(library, "cuMemcpyDtoD_v2", driver->cuMemcpyDtoD, why) &&
+            resolve(library, "cuGetErrorString", driver->cuGetErrorString, why);
+        if (!complete) {
+            delete driver;
+            return loaded;
+        }
+        const cuda::Result init = driver->cuInit(0);
+        if (init != 0) {
+            const char* message = nullptr;
+            driver->cuGetErrorString(init, &message);
+            loaded.reason = std::string("cuInit failed: ") + (message ? message : "unknown");
+            delete driver;
+            return loaded;
+        }
+        loaded.driver = driver;
+        return loaded;
+    }
+
+    static const Loaded& instance() {
+        static const Loaded loaded = load();
+        return loaded;
+    }
+};
+
+const CudaDriver* CudaDriver::get() { return CudaDriverLoader::instance().driver; }
+
+std::string CudaDriver::unavailableReason() { return CudaDriverLoader::instance().reason; }
+
+int CudaDriver::deviceWithUuid(const std::array<uint8_t, 16>& uuid) const {
+    int count = 0;
+    check(cuDeviceGetCount(&count), "counting CUDA devices");
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+        cuda::Device device = 0;
+        std::array<uint8_t, 16> id{};
+        check(cuDeviceGet(&device, ordinal), "getting a CUDA device");
+        check(cuDeviceGetUuid(&id, device), "reading a CUDA device's UUID");
+        if (id == uuid) return ordinal;
+    }
+    return -1;
+}
+
+void CudaDriver::check(cuda::Result result, const std::string& what) const {
+    if (result == 0) return;
+    const char* message = nullptr;
+    cuGetErrorString(result, &message);
+    throw Error(what + ": CUDA error " + std::to_string(result) + " (" +
+                (message ? message : "unknown") + ")");
+}
+
+}  // namespace vkdispatch
