@@ -5,9 +5,11 @@ Rows, for float32 buffers of 4 KiB and --mib MiB (default 256):
 * export: ``torch.from_dlpack(buffer)`` (a view: CUDA on NVIDIA GPUs, CPU on host-visible
   devices), us per call, beside ``torch.from_numpy(buffer.read(0)).to(device)`` (the copy
   through the host a script needed before);
-* import: ``vd.from_dlpack(tensor)`` (one device-to-device copy for a CUDA tensor), us per
-  call and GB/s, beside ``tensor.clone()`` (torch's own device copy: the like-for-like
-  bandwidth reference) and ``vd.asbuffer(tensor.cpu().numpy())`` (through the host).
+* import: ``vd.from_dlpack(tensor)`` (a new buffer, mapped into CUDA, and one device-to-device
+  copy for a CUDA tensor), us per call and GB/s, beside ``tensor.clone()`` (torch's own device
+  copy, from its caching allocator: the bandwidth reference) and
+  ``vd.asbuffer(tensor.cpu().numpy())`` (through the host); and ``vd.Buffer`` of the same size
+  alone (the allocation's share of the import).
 
 Each result is checked against the data. Needs torch; prints why not otherwise.
 
@@ -71,13 +73,18 @@ def main() -> None:
         ours = best_us(lambda: made.append(vd.from_dlpack(tensor)), args.repeats, sync)
         clone = best_us(lambda: tensor.clone(), args.repeats, sync)
         host = best_us(lambda: vd.asbuffer(tensor.cpu().numpy()), args.repeats, sync)
+        fresh = []  # a new buffer alone: what an import pays before mapping and copying
+        allocation = best_us(lambda: fresh.append(vd.Buffer(data.shape, vd.float32)),
+                             args.repeats, sync)
         assert np.array_equal(made[-1].read(0), data)
-        for buffer_made in made:
+        for buffer_made in made + fresh:
             buffer_made.destroy()
         print(f"| import: vd.from_dlpack(tensor) | {label} | {ours:.1f} | tensor.clone() | "
               f"{clone:.1f} | {clone / ours:.2f} | {2 * nbytes / ours / 1e3:.1f} |")
         print(f"| import: vd.from_dlpack(tensor) | {label} | {ours:.1f} | "
               f"asbuffer(tensor.cpu().numpy()) | {host:.1f} | {host / ours:.2f} | - |")
+        print(f"| (of which) vd.Buffer of that size | {label} | {allocation:.1f} | - | - | - "
+              f"| - |")
         buffer.destroy()
     print("\nreference/ours above 1: ours is faster. GB/s = bytes read + written / time.")
 

@@ -51,6 +51,7 @@ cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
         uint64_t size()
         int replicaCount()
         void* hostView(int queue_index) except +raiseNativeError
+        void waitForWork(int queue_index) except +raiseNativeError
         bool hostVisible(int queue_index) except +raiseNativeError
         @staticmethod
         int64_t liveCount()

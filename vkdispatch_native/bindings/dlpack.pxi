@@ -47,9 +47,6 @@ cdef struct DLManagedTensorVersioned:
     uint64_t flags
     DLTensor dl_tensor
 
-cdef struct ViewOwner:  # a view's manager_ctx
-    void* buffer       # the NativeBuffer, referenced and entered
-    rt.CudaView* cuda  # the CUDA mapping of a CUDA view, else NULL
 
 
 DEF _KDL_CPU = 1
@@ -58,25 +55,24 @@ DEF _DLPACK_MAJOR = 1
 DEF _DLPACK_MINOR = 0
 
 
-cdef void _release_owner(ViewOwner* owner) noexcept nogil:
-    if owner.cuda != NULL:
-        del owner.cuda  # unmapped before the buffer may be freed
+cdef void _leave_view(void* owner) noexcept nogil:
+    # owner: the view's NativeBuffer, referenced and entered
     with gil:
         try:
-            (<Closable>owner.buffer).leave()
+            (<Closable>owner).leave()
         except BaseException as error:  # a deleter cannot raise: report and go on
             native_log(LogLevel.Error, f"releasing a DLPack view: {error}".encode())
         finally:
-            Py_DECREF(<object>owner.buffer)
+            Py_DECREF(<object>owner)
 
 
 cdef void _delete_unversioned(DLManagedTensor* managed) noexcept nogil:
-    _release_owner(<ViewOwner*>managed.manager_ctx)
+    _leave_view(managed.manager_ctx)
     free(managed)
 
 
 cdef void _delete_versioned(DLManagedTensorVersioned* managed) noexcept nogil:
-    _release_owner(<ViewOwner*>managed.manager_ctx)
+    _leave_view(managed.manager_ctx)
     free(managed)
 
 
@@ -114,41 +110,51 @@ cdef void _describe(DLTensor* tensor, void* data, int device_type, int device_id
         stride *= <int64_t>shape[axis]
 
 
-cdef object _capsule(NativeBuffer buffer, rt.CudaView* cuda, void* data, tuple shape, int code,
-                     int bits, bint versioned):
-    """The capsule of a view of ``buffer`` (entered by the caller: on failure it is left and
-    ``cuda`` deleted)."""
+cdef object _capsule(NativeBuffer buffer, void* data, int device_type, int device_id,
+                     tuple shape, int code, int bits, bint versioned):
+    """The capsule of a view of ``buffer`` (entered by the caller: on failure it is left)."""
     cdef int ndim = len(shape)
     cdef size_t head = sizeof(DLManagedTensorVersioned) if versioned else sizeof(DLManagedTensor)
-    cdef char* block = <char*>malloc(head + sizeof(ViewOwner) + 2 * ndim * sizeof(int64_t))
-    cdef ViewOwner* owner
+    cdef char* block = <char*>malloc(head + 2 * ndim * sizeof(int64_t))
+    cdef int64_t* sizes = <int64_t*>(block + head)
     cdef DLManagedTensor* unversioned
     cdef DLManagedTensorVersioned* managed
-    cdef int device_type = _KDL_CPU if cuda == NULL else _KDL_CUDA
-    cdef int device_id = 0 if cuda == NULL else cuda.ordinal()
     if block == NULL:
-        del cuda
         buffer.leave()
         raise MemoryError("allocating a DLPack tensor")
-    owner = <ViewOwner*>(block + head)
-    owner.buffer = <void*>buffer
-    owner.cuda = cuda
     Py_INCREF(buffer)  # released with the view, by its deleter
-    sizes = <int64_t*>(block + head + sizeof(ViewOwner))
     if versioned:
         managed = <DLManagedTensorVersioned*>block
         managed.version.major = _DLPACK_MAJOR
         managed.version.minor = _DLPACK_MINOR
-        managed.manager_ctx = owner
+        managed.manager_ctx = <void*>buffer
         managed.deleter = _delete_versioned
         managed.flags = 0
         _describe(&managed.dl_tensor, data, device_type, device_id, shape, code, bits, sizes)
         return PyCapsule_New(managed, b"dltensor_versioned", _drop_versioned)
     unversioned = <DLManagedTensor*>block
-    unversioned.manager_ctx = owner
+    unversioned.manager_ctx = <void*>buffer
     unversioned.deleter = _delete_unversioned
     _describe(&unversioned.dl_tensor, data, device_type, device_id, shape, code, bits, sizes)
     return PyCapsule_New(unversioned, b"dltensor", _drop_unversioned)
+
+
+cdef rt.CudaView* _cuda_view(NativeBuffer buffer, int queue_index) except NULL:
+    """The replica's CUDA mapping (made once, see NativeBuffer.cuda_views), after the work
+    submitted on it so far has completed; the caller has entered ``buffer``."""
+    cdef rt.CudaView* view = NULL
+    with nogil:
+        buffer.ptr.get().waitForWork(queue_index)  # raises IndexError for a bad index
+    if buffer.cuda_views.empty():
+        buffer.cuda_views.resize(buffer.ptr.get().replicaCount(), NULL)
+    if buffer.cuda_views[queue_index] == NULL:
+        with nogil:
+            view = new rt.CudaView(buffer.ptr.get()[0], queue_index)
+        if buffer.cuda_views[queue_index] != NULL:  # another thread mapped it meanwhile
+            del view
+        else:
+            buffer.cuda_views[queue_index] = view
+    return buffer.cuda_views[queue_index]
 
 
 def host_view_capsule(NativeBuffer buffer, int queue_index, tuple shape, int code, int bits,
@@ -168,24 +174,23 @@ def host_view_capsule(NativeBuffer buffer, int queue_index, tuple shape, int cod
     if data == NULL:
         buffer.leave()
         return None
-    return _capsule(buffer, NULL, data, shape, code, bits, versioned)
+    return _capsule(buffer, data, _KDL_CPU, 0, shape, code, bits, versioned)
 
 
 def cuda_view_capsule(NativeBuffer buffer, int queue_index, tuple shape, int code, int bits,
                       bint versioned):
     """A DLPack capsule viewing replica ``queue_index`` of ``buffer`` as CUDA device memory
     (see cuda_view.hpp), once the work submitted on it so far has completed."""
-    cdef rt.CudaView* cuda = NULL
+    cdef rt.CudaView* view
     buffer.enter()
     try:
-        with nogil:
-            cuda = new rt.CudaView(buffer.ptr.get()[0], queue_index)
+        view = _cuda_view(buffer, queue_index)
         _check_validation()
     except BaseException:
-        del cuda
         buffer.leave()
         raise
-    return _capsule(buffer, cuda, <void*>cuda.pointer(), shape, code, bits, versioned)
+    return _capsule(buffer, <void*>view.pointer(), _KDL_CUDA, view.ordinal(), shape, code,
+                    bits, versioned)
 
 
 def cuda_device_of(NativeBuffer buffer, int queue_index):
@@ -200,16 +205,13 @@ def cuda_device_of(NativeBuffer buffer, int queue_index):
 def copy_from_cuda(NativeBuffer buffer, int queue_index, unsigned long long source,
                    uint64_t size):
     """Copies ``size`` bytes of CUDA device memory at ``source`` into the start of the replica
-    (through a CudaView), returning once the copy is complete."""
-    cdef rt.CudaView* cuda = NULL
+    (through its CUDA mapping), returning once the copy is complete."""
+    cdef rt.CudaView* view
     buffer.enter()
     try:
+        view = _cuda_view(buffer, queue_index)
         with nogil:
-            cuda = new rt.CudaView(buffer.ptr.get()[0], queue_index)
-            try:
-                cuda.copyFrom(source, size)
-            finally:
-                del cuda
+            view.copyFrom(source, size)
     finally:
         buffer.leave()
     _check_validation()

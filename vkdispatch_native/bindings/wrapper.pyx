@@ -360,6 +360,9 @@ cdef class NativeBuffer(Closable):
     """Device memory with one replica per queue of its context."""
     cdef NativeContext context
     cdef unique_ptr[rt.Buffer] ptr
+    # CUDA mappings of the replicas, made by the first CUDA view of each (dlpack.pxi) and kept
+    # until the buffer is freed: importing memory into CUDA costs far more than a view.
+    cdef vector[rt.CudaView*] cuda_views
     cdef object __weakref__
 
     def __cinit__(self, NativeContext context, uint64_t size):
@@ -369,6 +372,10 @@ cdef class NativeBuffer(Closable):
         _check_validation()
 
     cdef int free(self) except -1:
+        cdef rt.CudaView* view
+        for view in self.cuda_views:
+            del view  # unmapped before the memory goes
+        self.cuda_views.clear()
         self.ptr.reset()
         return 0
 

@@ -47,6 +47,8 @@ public:
     /// once the work submitted so far that touches the replica has completed; host writes
     /// through the address are seen by work submitted after them.
     void* hostView(int queue_index);
+    /// Returns once the work submitted so far that touches replica `queue_index` completed.
+    void waitForWork(int queue_index);
     /// Whether hostView(queue_index) gives an address (without waiting for anything).
     bool hostVisible(int queue_index) { return replica(queue_index).directlyMapped(); }
     /// A number no other Buffer of the process has had: a cache key that, unlike the address,

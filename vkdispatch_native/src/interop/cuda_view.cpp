@@ -88,7 +88,7 @@ CudaView::CudaView(Buffer& buffer, int queue_index) : m_driver(CudaDriver::get()
                 m_driver->cuExternalMemoryGetMappedBuffer(&m_pointer, m_memory, &mapping),
                 "mapping buffer memory into CUDA");
         });
-        replica.queue->wait(replica.last_use.load());
+        buffer.waitForWork(queue_index);
     } catch (...) {
         release();
         throw;

@@ -61,11 +61,15 @@ Buffer::Replica& Buffer::replica(int queue_index) {
     return detail::replicaAt(m_replicas, queue_index);
 }
 
-void* Buffer::hostView(int queue_index) {
+void Buffer::waitForWork(int queue_index) {
     Replica& target = replica(queue_index);
-    if (!hostVisible(queue_index)) return nullptr;
     target.queue->wait(target.last_use.load());
-    return target.storage.memory.mapped();
+}
+
+void* Buffer::hostView(int queue_index) {
+    if (!hostVisible(queue_index)) return nullptr;
+    waitForWork(queue_index);
+    return replica(queue_index).storage.memory.mapped();
 }
 
 int64_t Buffer::liveCount() noexcept { return g_live_buffers.load(); }
