@@ -151,6 +151,22 @@ def test_from_dlpack_of_a_buffer(rng):
     np.testing.assert_array_equal(copied.read(0), buffer.read(0))
 
 
+def test_from_dlpack_of_an_exported_view_is_the_buffer_itself(rng):
+    data = random_array(rng, (6, 5), np.float32)
+    buffer = host_visible(vd.asbuffer(data))
+    view = np.from_dlpack(buffer)
+    assert vd.from_dlpack(view) is buffer  # the same memory: no copy
+    part = vd.from_dlpack(view[1:])  # other memory or shape: a copy
+    np.testing.assert_array_equal(part.read(0), data[1:])
+    copied = vd.from_dlpack(view, copy=True)
+    assert copied is not buffer
+    np.testing.assert_array_equal(copied.read(0), data)
+    buffer.destroy()  # its memory lives on in the view, but the buffer is gone: a copy
+    again = vd.from_dlpack(view)
+    assert again is not buffer
+    np.testing.assert_array_equal(again.read(0), data)
+
+
 def test_from_dlpack_refusals(rng):
     with pytest.raises(TypeError, match="x: expected an object with __dlpack__"):
         vd.from_dlpack([1, 2, 3])
@@ -224,3 +240,4 @@ def test_from_dlpack_copies_cuda_tensors_on_the_device(rng, np_dtype):
     np.testing.assert_array_equal(made.read(0), data)
     with pytest.raises(BufferError, match="not contiguous"):
         vd.from_dlpack(tensor.t())
+    assert vd.from_dlpack(torch.from_dlpack(made)) is made  # its own view: no copy

@@ -15,6 +15,7 @@ for ``copy=True``, or read the buffer).
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,9 @@ _DEVICE_NAMES = {KDL_CPU: "CPU", KDL_CUDA: "CUDA", KDL_CUDA_HOST: "CUDA host", 4
 # DLPack's DLDataTypeCode of each numpy kind
 _TYPE_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
 _VIEWED_QUEUE = 0  # a view shows the first queue's replica, as np.asarray(buffer) does
+# (device type, address) of every view exported -> its buffer: vd.from_dlpack of a view
+# returns the buffer itself instead of copying it.
+_EXPORTED: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
 
 
 def _native(buffer):
@@ -98,13 +102,24 @@ def export(buffer, stream: Any = None, max_version: tuple | None = None,
     capsule = make(buffer._native, _VIEWED_QUEUE, shape, code, bits, versioned)
     if capsule is None:  # its memory stopped being host-visible: cannot happen after the check
         raise BufferError("this buffer's memory is not host-visible")
+    _EXPORTED[(device[0], _native(buffer).capsule_data_address(capsule))] = buffer
     return capsule
+
+
+def _exported_buffer(kind: int, address: int, shape: tuple, dtype: np.dtype):
+    """The live buffer whose view is exactly that memory, shape and type, or None."""
+    buffer = _EXPORTED.get((kind, address))
+    if buffer is None or buffer.destroyed or buffer.var_type is dt.complex32:
+        return None
+    host, host_shape = buffer._layout()
+    return buffer if host == dtype and tuple(host_shape) == tuple(shape) else None
 
 
 def from_dlpack(x: Any, copy: bool | None = None):
     """A buffer with the contents of ``x``, any object with ``__dlpack__`` (a numpy array,
-    a torch or cupy tensor): a vkdispatch buffer is returned as it is (``copy=True``: a new
-    buffer holding a copy); host arrays are copied to the device, as ``vd.asbuffer`` does;
+    a torch or cupy tensor): a vkdispatch buffer, or a whole view that a buffer exported, is
+    that buffer itself (``copy=True``: a new buffer holding a copy); host arrays are copied to
+    the device, as ``vd.asbuffer`` does;
     contiguous CUDA tensors on the GPU of the current context are copied on the device (one
     device-to-device copy, no host round trip). The CUDA work that produced ``x`` must be
     complete or on its current stream (``torch.cuda.synchronize()`` otherwise).
@@ -126,9 +141,16 @@ def from_dlpack(x: Any, copy: bool | None = None):
                         f"(numpy, torch, cupy arrays), got {type(x).__name__}")
     device = tuple(int(value) for value in x.__dlpack_device__())
     if device[0] in (KDL_CPU, KDL_CUDA_HOST):
-        return asbuffer(np.from_dlpack(x))
+        array = np.from_dlpack(x)
+        own = _exported_buffer(KDL_CPU, array.__array_interface__["data"][0], array.shape,
+                               array.dtype)
+        return own if own is not None and copy is not True else asbuffer(array)
     if device[0] == KDL_CUDA:
-        return _from_cuda(x, device[1])
+        own = None
+        if hasattr(x, "__cuda_array_interface__") and copy is not True:
+            pointer, contiguous = _cuda_pointer(x)
+            own = _exported_buffer(KDL_CUDA, pointer, tuple(x.shape), _numpy_dtype(x.dtype))
+        return own if own is not None and contiguous else _from_cuda(x, device[1])
     raise BufferError(f"x lives on {_device_name(device)}, whose memory vkdispatch cannot "
                       f"import; copy it to the host first")
 
@@ -139,8 +161,7 @@ def _from_cuda(x: Any, ordinal: int):
     from vkdispatch.base.replicas import copy_replica
 
     shape = tuple(int(axis) for axis in x.shape)
-    host = np.dtype(str(x.dtype).replace("torch.", ""))
-    buffer = Buffer(shape or (1,), dt.from_numpy_dtype(host))
+    buffer = Buffer(shape or (1,), dt.from_numpy_dtype(_numpy_dtype(x.dtype)))
     try:
         target, why = _cuda_device(buffer)
         if target != ordinal:
@@ -161,6 +182,11 @@ def _from_cuda(x: Any, ordinal: int):
         buffer.destroy()
         raise
     return buffer
+
+
+def _numpy_dtype(dtype: Any) -> np.dtype:
+    """numpy's dtype of a torch or cupy dtype."""
+    return np.dtype(str(dtype).replace("torch.", ""))
 
 
 def _cuda_pointer(x: Any) -> tuple[int, bool]:

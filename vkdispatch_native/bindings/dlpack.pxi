@@ -215,3 +215,11 @@ def copy_from_cuda(NativeBuffer buffer, int queue_index, unsigned long long sour
     finally:
         buffer.leave()
     _check_validation()
+
+
+def capsule_data_address(capsule):
+    """The data address of the tensor in a DLPack capsule that nobody consumed yet."""
+    if PyCapsule_IsValid(capsule, b"dltensor_versioned"):
+        return <size_t>(<DLManagedTensorVersioned*>PyCapsule_GetPointer(
+            capsule, b"dltensor_versioned")).dl_tensor.data
+    return <size_t>(<DLManagedTensor*>PyCapsule_GetPointer(capsule, b"dltensor")).dl_tensor.data
