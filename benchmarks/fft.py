@@ -36,8 +36,12 @@ the references still run. After the timed runs each transform runs once more on 
 data: ours prints its relative error (L2 norm of the difference over that of numpy's complex128
 transform, on a sample of rows or images); above 1e-4 it is marked WRONG and the script exits
 with status 1 after all tables. The references' results are checked the same way (a failure
-there stops the script). Our timed buffer is transformed over and over in place, so its values
-grow past float32's range into inf and NaN, which costs a GPU nothing.
+there stops the script).
+
+Our FFTs (and VkFFT's) run in place, so the timed graph holds a forward transform followed by
+the normalised inverse, and each transform's time is half of the pair's: a buffer transformed
+forward over and over grows past float32's range into inf and NaN, and some GPUs compress
+memory filled with those (an H200 then ran N = 256 at 1.47x the copy's bandwidth).
 
 Then (unless --no-conv) the fused convolutions, in place: ``vd.fft.convolve(x, k)`` along the
 last axis of (batch, N) for N = 2^8..2^12 (--conv-sizes) at the same --mib, and
@@ -100,6 +104,9 @@ class Op:
     moved: int = 2
     kernel: bool = False
     vkfft: Optional[Callable] = None
+    # The inverses that keep an in-place transform's values bounded in the timed graphs.
+    inverse: Optional[Callable] = None
+    vkfft_inverse: Optional[Callable] = None
 
 
 CONV_TITLE = "(vd.fft.{}), ms and effective GB/s = 3 x bytes / time"
@@ -107,11 +114,15 @@ OPS = {op.name: op for op in (
     Op("fft", "Batched 1-D C2C complex64 FFT along the last axis (vd.fft.fft), GB/s",
        lambda fft, x, k, **out: fft.fft(x, **out),
        lambda buffer, kernel, graph: vd.fft.fft(buffer, graph=graph),
-       vkfft=lambda buffer, kernel, graph: vd.vkfft.fft(buffer, graph=graph)),
+       vkfft=lambda buffer, kernel, graph: vd.vkfft.fft(buffer, graph=graph),
+       inverse=lambda buffer, kernel, graph: vd.fft.ifft(buffer, graph=graph),
+       vkfft_inverse=lambda buffer, kernel, graph: vd.vkfft.ifft(buffer, graph=graph)),
     Op("fft2", "Batched 2-D C2C complex64 FFT, N x N (vd.fft.fft2), GB/s",
        lambda fft, x, k, **out: fft.fft2(x, **out),
        lambda buffer, kernel, graph: vd.fft.fft2(buffer, graph=graph),
-       vkfft=lambda buffer, kernel, graph: vd.vkfft.fft2(buffer, graph=graph)),
+       vkfft=lambda buffer, kernel, graph: vd.vkfft.fft2(buffer, graph=graph),
+       inverse=lambda buffer, kernel, graph: vd.fft.ifft2(buffer, graph=graph),
+       vkfft_inverse=lambda buffer, kernel, graph: vd.vkfft.ifft2(buffer, graph=graph)),
     Op("convolve", "Batched 1-D convolution ifft(fft(x) * conj(k)) along the last axis "
        + CONV_TITLE.format("convolve"),
        lambda fft, x, k, **out: fft.ifft(fft.fft(x) * k.conj(), **out),
@@ -168,10 +179,12 @@ class Check:
 
 
 class GraphTimer:
-    """One graph, recorded once by ``record(graph)``; seconds per replay of it."""
+    """One graph, recorded once by ``record(graph)``; seconds per replay of it, divided by the
+    ``transforms`` it holds."""
 
-    def __init__(self, record: Callable[[vd.CommandGraph], None], replays: int):
-        self.replays = replays
+    def __init__(self, record: Callable[[vd.CommandGraph], None], replays: int,
+                 transforms: int = 1):
+        self.replays, self.transforms = -(-replays // transforms), transforms
         self.graph = vd.CommandGraph()
         try:
             record(self.graph)
@@ -185,7 +198,7 @@ class GraphTimer:
         start = time.perf_counter()
         self.graph.submit(instance_count=self.replays)
         vd.queue_wait_idle()
-        return (time.perf_counter() - start) / self.replays
+        return (time.perf_counter() - start) / (self.replays * self.transforms)
 
     def run_once(self) -> None:
         self.graph.submit()
@@ -325,6 +338,17 @@ def references(host: np.ndarray, kernel: Optional[np.ndarray], op: Op, replays: 
     return refs
 
 
+def round_trips(forward: Callable, inverse: Optional[Callable], buffer, kernel,
+                replays: int) -> GraphTimer:
+    """A timer of ``forward`` on ``buffer`` (then ``inverse``, when given, which brings the
+    values back), per transform."""
+    def record(graph):
+        forward(buffer, kernel, graph)
+        if inverse is not None:
+            inverse(buffer, kernel, graph)
+    return GraphTimer(record, replays, 1 if inverse is None else 2)
+
+
 def measure_row(host: np.ndarray, kernel: Optional[np.ndarray], op: Op, args, libs: dict,
                 copies: CopyPairs, rng: np.random.Generator) -> dict:
     """Median seconds of ours (None where ours rejects the size), the copy and each reference,
@@ -349,10 +373,11 @@ def measure_row(host: np.ndarray, kernel: Optional[np.ndarray], op: Op, args, li
         buffers.append(vkfft_kernel)
     if op.vkfft is not None:
         vkfft_buffer.write(host)
-        timers["vkfft"] = GraphTimer(lambda g: op.vkfft(vkfft_buffer, vkfft_kernel, g), replays)
+        timers["vkfft"] = round_trips(op.vkfft, op.vkfft_inverse, vkfft_buffer, vkfft_kernel,
+                                      replays)
         timers["vkfft"].run_once()  # builds the plan
     try:
-        timers["ours"] = GraphTimer(lambda g: op.ours(buffers[0], kernel_buffer, g), replays)
+        timers["ours"] = round_trips(op.ours, op.inverse, buffers[0], kernel_buffer, replays)
         timers["ours"].run_once()  # builds the kernels; a size can be refused here too
     except ValueError as error:
         row["reason"] = f"{type(error).__name__}: {error}"
@@ -373,12 +398,12 @@ def measure_row(host: np.ndarray, kernel: Optional[np.ndarray], op: Op, args, li
         check.require(f"{name} {op.name} of shape {host.shape}", ref.result())
         ref.close()
     if "ours" in timers:
-        buffers[0].write(host)  # fresh data through the timed graph, once
-        timers["ours"].run_once()
+        buffers[0].write(host)  # fresh data through the timed transform, once
+        op.ours(buffers[0], kernel_buffer, None)
         row["error"] = check.error(buffers[0].read(0))
     if "vkfft" in timers:
         vkfft_buffer.write(host)
-        timers["vkfft"].run_once()
+        op.vkfft(vkfft_buffer, vkfft_kernel, None)
         row["vkfft error"] = check.error(vkfft_buffer.read(0))
     for timer in timers.values():
         timer.destroy()

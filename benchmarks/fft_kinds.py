@@ -5,9 +5,13 @@ way, what its targets also name: ``vd.fft.rfft`` and ``irfft`` of (batch, N) flo
 ``RFFTBuffer``, ``vd.fft.fft`` of complex128 (batch, N) in float64, and ``vd.fft.fft3`` of an
 N x N x N complex64 volume. Ours is a ``vd.CommandGraph`` replayed with ``instance_count``
 (``benchmarks/graph_timing.py``), torch (cuFFT, out of place) the same calls captured in a CUDA
-graph and replayed: like for like. Batches hold about --mib MiB. GB/s = 2 x the bytes of the
-data's complex form (read once, written once) / time. torch/ours: torch's time over ours (above
-1: ours is faster; issue target: at least 1 everywhere). The error column compares ours, run
+graph and replayed: like for like. Each graph holds a transform and its inverse (``rfft`` then
+``irfft``, ``fft`` then ``ifft``, ``fft3`` then ``ifft3``), and a row's time is half of the
+pair's: ours run in place, and a buffer transformed forward over and over fills with inf and
+NaN, which some GPUs compress (faster than the copy's bandwidth, not a real figure). Batches
+hold about --mib MiB. GB/s = 2 x the bytes of the data's complex form (read once, written
+once) / time per transform. torch/ours: torch's time over ours (above 1: ours is faster;
+issue target: at least 1 everywhere). The error column compares ours' forward transform, run
 once on fresh data, with numpy in float64 (WRONG above 1e-4; 1e-10 for float64).
 
     python benchmarks/fft_kinds.py [--mib 256] [--sizes 8 10 12] [--volumes 64 128 256]
@@ -32,36 +36,30 @@ def relative_error(got, expected) -> float:
 
 
 def rows(args):
-    """``(kind, label, host array, ours(buffer, graph), make_buffer(host), read(buffer),
-    numpy(host), torch(t, x), tolerance)`` per row."""
+    """``(kind, label, host array, ours(buffer, graph), inverse(buffer, graph),
+    make_buffer(host), read(buffer), numpy(host), torch pair(t, x), tolerance)`` per row."""
     rng = np.random.default_rng(0)
     nbytes = args.mib << 20
     for log in args.sizes:
         n = 1 << log
         batch = max(1, nbytes // (8 * n))
         real = rng.standard_normal((batch, n), dtype=np.float32)
-        yield ("rfft", n, real, lambda b, g: vd.fft.rfft(b, graph=g), vd.asrfftbuffer,
-               lambda b: b.read_fourier(0), np.fft.rfft, lambda t, x: t.fft.rfft(x), 1e-4)
-        spectrum = np.fft.rfft(real).astype(np.complex64)
-        yield ("irfft", n, spectrum, lambda b, g: vd.fft.irfft(b, graph=g),
-               lambda h, n=n: _spectrum_buffer(h, n), lambda b: b.read_real(0),
-               lambda h, n=n: np.fft.irfft(h, n), lambda t, x, n=n: t.fft.irfft(x, n), 1e-4)
+        yield ("rfft + irfft", n, real, lambda b, g: vd.fft.rfft(b, graph=g),
+               lambda b, g: vd.fft.irfft(b, graph=g), vd.asrfftbuffer,
+               lambda b: b.read_fourier(0), np.fft.rfft,
+               lambda t, x, n=n: t.fft.irfft(t.fft.rfft(x), n), 1e-4)
         wide = (rng.standard_normal((max(1, batch // 2), n))
                 + 1j * rng.standard_normal((max(1, batch // 2), n)))
         yield ("fft float64", n, wide,
-               lambda b, g: vd.fft.fft(b, graph=g, compute_type=vd.complex128), vd.asbuffer,
-               lambda b: b.read(0), np.fft.fft, lambda t, x: t.fft.fft(x), 1e-10)
+               lambda b, g: vd.fft.fft(b, graph=g, compute_type=vd.complex128),
+               lambda b, g: vd.fft.ifft(b, graph=g, compute_type=vd.complex128), vd.asbuffer,
+               lambda b: b.read(0), np.fft.fft, lambda t, x: t.fft.ifft(t.fft.fft(x)), 1e-10)
     for side in args.volumes:
         volume = (rng.standard_normal((side,) * 3, dtype=np.float32)
                   + 1j * rng.standard_normal((side,) * 3, dtype=np.float32)).astype(np.complex64)
-        yield ("fft3", f"{side}^3", volume, lambda b, g: vd.fft.fft3(b, graph=g), vd.asbuffer,
-               lambda b: b.read(0), np.fft.fftn, lambda t, x: t.fft.fftn(x), 1e-4)
-
-
-def _spectrum_buffer(host: np.ndarray, n: int) -> vd.RFFTBuffer:
-    buffer = vd.RFFTBuffer((host.shape[0], n))
-    buffer.write_fourier(host)
-    return buffer
+        yield ("fft3", f"{side}^3", volume, lambda b, g: vd.fft.fft3(b, graph=g),
+               lambda b, g: vd.fft.ifft3(b, graph=g), vd.asbuffer, lambda b: b.read(0),
+               np.fft.fftn, lambda t, x: t.fft.ifftn(t.fft.fftn(x)), 1e-4)
 
 
 def complex_bytes(host: np.ndarray) -> int:
@@ -85,15 +83,17 @@ def main() -> None:
     print("| kind | N | ours GB/s | torch GB/s | torch/ours | ours error |")
     print("|---|--:|--:|--:|--:|--:|")
     wrong = False
-    for kind, label, host, ours, make, read, reference, torch_call, tolerance in rows(args):
+    for kind, label, host, ours, inverse, make, read, reference, torch_pair, tolerance \
+            in rows(args):
         moved = 2 * complex_bytes(host)
-        replays = max(3, REPLAY_BYTES // moved)
+        replays = max(3, REPLAY_BYTES // (2 * moved))  # of the pair
         buffer = make(host)
-        seconds = gpu_seconds(lambda g: ours(buffer, g), replays)
+        seconds = gpu_seconds(lambda g: (ours(buffer, g), inverse(buffer, g)), replays) / 2
         torch_seconds = None
         if torch is not None:
             x = torch.from_numpy(host).cuda()
-            torch_seconds = torch_graph_seconds(torch, lambda: torch_call(torch, x), replays)
+            torch_seconds = torch_graph_seconds(torch, lambda: torch_pair(torch, x),
+                                                replays) / 2
             del x
             torch.cuda.empty_cache()
         buffer.destroy()
