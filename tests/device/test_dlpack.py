@@ -167,6 +167,21 @@ def test_from_dlpack_of_an_exported_view_is_the_buffer_itself(rng):
     np.testing.assert_array_equal(again.read(0), data)
 
 
+def test_asbuffer_of_cuda_arrays(rng):
+    """CUDA arrays that speak DLPack take vd.from_dlpack's device copy; others (only
+    __cuda_array_interface__) are refused as before, naming the host copy to make."""
+    class CudaArray:
+        __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0, False),
+                                    "version": 3}
+
+    with pytest.raises(vd.errors.InvalidStateError, match="array.get"):
+        vd.asbuffer(CudaArray())
+    cuda = Producer(random_array(rng, (4,), np.float32), device=(dlpack.KDL_CUDA, 99))
+    cuda.__cuda_array_interface__ = CudaArray.__cuda_array_interface__
+    with pytest.raises(BufferError, match="x lives on CUDA 99"):
+        vd.asbuffer(cuda)
+
+
 def test_from_dlpack_refusals(rng):
     with pytest.raises(TypeError, match="x: expected an object with __dlpack__"):
         vd.from_dlpack([1, 2, 3])
@@ -238,6 +253,7 @@ def test_from_dlpack_copies_cuda_tensors_on_the_device(rng, np_dtype):
     made = vd.from_dlpack(tensor)
     assert made.shape == data.shape
     np.testing.assert_array_equal(made.read(0), data)
+    np.testing.assert_array_equal(vd.asbuffer(tensor).read(0), data)  # the same device copy
     with pytest.raises(BufferError, match="not contiguous"):
         vd.from_dlpack(tensor.t())
     assert vd.from_dlpack(torch.from_dlpack(made)) is made  # its own view: no copy

@@ -379,13 +379,16 @@ def check_integer_range(array: np.ndarray, host: np.dtype, target: str) -> None:
 
 
 def asbuffer(array: Any) -> Buffer:
-    """A new buffer holding a copy of ``array`` on every replica.
+    """A new buffer holding a copy of ``array`` on every replica (a CUDA tensor of torch or
+    cupy is copied on the device, as :func:`vkdispatch.from_dlpack` does).
 
     The dtype follows the array's (``float32`` → ``vd.float32``, ``complex64`` →
     ``vd.complex64``, ...); arrays never become vector buffers: a ``(N, 2)`` float32 array
     gives an ``(N, 2)`` float32 buffer. Create ``vd.Buffer((N,), vd.vec2)`` for vectors.
     """
     if hasattr(array, "__cuda_array_interface__"):
+        if hasattr(array, "__dlpack__"):  # torch, cupy: copied on the device
+            return dlpack.from_dlpack(array)
         return from_cuda_array(array)
     if not isinstance(array, np.ndarray) and not hasattr(array, "__array__") \
             and hasattr(array, "__dlpack__"):
