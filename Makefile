@@ -79,16 +79,16 @@ test-sanitize: .setup-done
 	$(SANITIZE_ENV) cmake --build $(SANITIZE_BUILD) -j $$(nproc)
 	$(SANITIZE_ENV) ctest --test-dir $(SANITIZE_BUILD) --output-on-failure
 
-# The fuzz and race modules against a copy of the extension built with AddressSanitizer + UBSan
-# (in build/sanitize-python; about 25 minutes on 2 cores, every source at once: not in `make
-# test`). Python itself is not instrumented: libasan is preloaded, and leak detection is off
+# The fuzz and race modules (and DLPack's hand-made capsules) against a copy of the extension
+# built with AddressSanitizer + UBSan (in build/sanitize-python; about 25 minutes on 2 cores,
+# every source at once: not in `make test`). Python itself is not instrumented: libasan is preloaded, and leak detection is off
 # (the interpreter's own allocations at exit). A report stops the run; its text is in
 # build/sanitize-python/report.*.
 SANITIZE_PY := build/sanitize-python
 SANITIZE_PY_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
   -fno-sanitize-recover=undefined -O1 -g
 SANITIZE_PY_TESTS := tests/lifecycle/test_destroy_races.py tests/kp/test_kp_destroy_races.py \
-  tests/kp/test_fuzz_kp.py $(wildcard tests/device/test_fuzz_*.py)
+  tests/kp/test_fuzz_kp.py $(wildcard tests/device/test_fuzz_*.py) tests/device/test_dlpack.py
 test-sanitize-python: .setup-done
 	rm -rf $(SANITIZE_PY) && mkdir -p $(SANITIZE_PY)
 	cp -r setup.py pyproject.toml vkdispatch vkdispatch_native tests $(SANITIZE_PY)/

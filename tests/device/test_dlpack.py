@@ -158,6 +158,9 @@ def test_from_dlpack_of_an_exported_view_is_the_buffer_itself(rng):
     assert vd.from_dlpack(view) is buffer  # the same memory: no copy
     part = vd.from_dlpack(view[1:])  # other memory or shape: a copy
     np.testing.assert_array_equal(part.read(0), data[1:])
+    flat = vd.from_dlpack(view.reshape(-1))
+    assert flat is not buffer and flat.shape == (30,)
+    np.testing.assert_array_equal(flat.read(0), data.reshape(-1))
     copied = vd.from_dlpack(view, copy=True)
     assert copied is not buffer
     np.testing.assert_array_equal(copied.read(0), data)
