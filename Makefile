@@ -91,7 +91,7 @@ SANITIZE_PY_TESTS := tests/lifecycle/test_destroy_races.py tests/kp/test_kp_dest
   tests/kp/test_fuzz_kp.py $(wildcard tests/device/test_fuzz_*.py) tests/device/test_dlpack.py
 test-sanitize-python: .setup-done
 	rm -rf $(SANITIZE_PY) && mkdir -p $(SANITIZE_PY)
-	cp -r setup.py pyproject.toml vkdispatch vkdispatch_native tests $(SANITIZE_PY)/
+	cp -r setup.py pyproject.toml vkdispatch kp vkdispatch_native tests $(SANITIZE_PY)/
 	rm -f $(SANITIZE_PY)/vkdispatch/_native*.so $(SANITIZE_PY)/vkdispatch_native/bindings/wrapper.cpp
 	cd $(SANITIZE_PY) && CFLAGS="$(SANITIZE_PY_FLAGS)" CXXFLAGS="$(SANITIZE_PY_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" $(CURDIR)/$(VPY) setup.py -q build_clib \

@@ -5,6 +5,7 @@ carries its own docstring.
 """
 from vkdispatch.base.buffer import Buffer, asbuffer, from_cuda_array
 from vkdispatch.base.dlpack import from_dlpack
+from vkdispatch.base.profile import Profile, ProfileEvent, profile
 from vkdispatch.base.buffer_shorthands import *  # noqa: F401,F403  (buffer_f32, ...)
 from vkdispatch.base.buffer_shorthands import __all__ as _shorthands
 from vkdispatch.base.context import (create_context, get_context, get_context_handle,
@@ -58,7 +59,8 @@ __all__ = [
     "get_context", "get_context_handle", "make_context", "create_context",
     "select_queue_families",
     "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
-    "Buffer", "asbuffer", "from_cuda_array", "from_dlpack", "RFFTBuffer", "asrfftbuffer", "copy_replica",
+    "Buffer", "asbuffer", "from_cuda_array", "from_dlpack", "profile", "Profile",
+    "ProfileEvent", "RFFTBuffer", "asrfftbuffer", "copy_replica",
     "all_reduce", "PendingTransfer",
     "Image", "Image1D", "Image2D", "Image2DArray", "Image3D", "image_format", "image_type",
     "image_view_type", "select_image_format", "Sampler", "Filter", "AddressMode", "BorderColor",

@@ -3,6 +3,7 @@
 # raiseNativeError (bindings/error_translation.hpp).
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libcpp cimport bool
+from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
@@ -33,9 +34,11 @@ cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
         void wait(uint64_t value) except +raiseNativeError
         void flushThrough(uint64_t value) except +raiseNativeError
 
+    cdef cppclass Profiler
     cdef cppclass Context:
         Context(const Instance& instance, const vector[int]& device_indices,
                 const vector[vector[int]]& queue_families) except +raiseNativeError
+        shared_ptr[Profiler] setProfiler(shared_ptr[Profiler] profiler)
         int queueCount()
         Queue& queue(int index, const char* what) except +raiseNativeError
         int deviceIndexOfQueue(int index) except +raiseNativeError
@@ -44,6 +47,17 @@ cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
         uint32_t maxInFlight()
         void setSubmitWindow(microseconds window) except +raiseNativeError
         microseconds submitWindow()
+
+cdef extern from "vkdispatch/profiler.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass ProfileEvent:
+        string name
+        int queue
+        uint64_t start_ns
+        uint64_t end_ns
+
+    cdef cppclass Profiler:
+        Profiler(const Context& context) except +raiseNativeError
+        vector[ProfileEvent] take() except +raiseNativeError
 
 cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
     cdef cppclass Buffer:

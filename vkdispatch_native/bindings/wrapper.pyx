@@ -13,7 +13,7 @@ from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 from libcpp cimport bool as cbool
-from libcpp.memory cimport unique_ptr
+from libcpp.memory cimport make_shared, shared_ptr, unique_ptr
 from libcpp.string cimport string
 from libcpp.utility cimport move
 from libcpp.vector cimport vector
@@ -288,6 +288,31 @@ cdef class NativeContext(Closable):
     def submit_window_us(self, int64_t window):
         self.check_open()
         self.ptr.get().setSubmitWindow(rt.microseconds(window))
+
+    def start_profiling(self):
+        """Records GPU timestamps around every command submitted from now on (profiler.hpp);
+        False, changing nothing, when a profile is recording already."""
+        self.check_open()
+        cdef shared_ptr[rt.Profiler] profiler = make_shared[rt.Profiler](self.ptr.get()[0])
+        cdef shared_ptr[rt.Profiler] previous = self.ptr.get().setProfiler(profiler)
+        if previous.get() != NULL:
+            self.ptr.get().setProfiler(previous)
+            return False
+        return True
+
+    def stop_profiling(self):
+        """Stops recording, waits for the work submitted so far and returns its events:
+        ``(name, queue, start_ns, end_ns)`` tuples (the device's clock)."""
+        self.check_open()
+        cdef shared_ptr[rt.Profiler] profiler = self.ptr.get().setProfiler(
+            shared_ptr[rt.Profiler]())
+        cdef vector[rt.ProfileEvent] events
+        if profiler.get() == NULL:
+            return []
+        self.wait_idle(-1)
+        events = profiler.get().take()
+        return [(event.name.decode(), event.queue, event.start_ns, event.end_ns)
+                for event in events]
 
     def wait_idle(self, int queue_index=-1):
         """Waits for all work submitted to one queue, or to every queue when -1."""

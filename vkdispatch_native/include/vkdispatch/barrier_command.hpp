@@ -14,6 +14,7 @@ public:
     explicit BarrierCommand(Context& context) noexcept : Command(context) {}
 
     const std::vector<ResourceAccess>& accesses() const noexcept override { return m_none; }
+    std::string label() const override { return "barrier"; }
     void record(VkCommandBuffer cb, RecordState& state, const uint8_t* push_constants) override;
     void markUsed(int, uint64_t) noexcept override {}
     bool ordersEverything() const noexcept override { return true; }

@@ -25,6 +25,7 @@ public:
                       uint64_t src_offset, uint64_t size);
 
     const std::vector<ResourceAccess>& accesses() const noexcept override { return m_accesses; }
+    std::string label() const override { return "buffer copy"; }
     void record(VkCommandBuffer cb, RecordState& state, const uint8_t* push_constants) override;
     void markUsed(int queue_index, uint64_t value) noexcept override;
 
@@ -44,6 +45,7 @@ public:
                       uint32_t value);
 
     const std::vector<ResourceAccess>& accesses() const noexcept override { return m_accesses; }
+    std::string label() const override { return "buffer fill"; }
     void record(VkCommandBuffer cb, RecordState& state, const uint8_t* push_constants) override;
     void markUsed(int queue_index, uint64_t value) noexcept override;
 
@@ -63,6 +65,7 @@ public:
                         uint64_t size);
 
     const std::vector<ResourceAccess>& accesses() const noexcept override { return m_accesses; }
+    std::string label() const override { return "buffer update"; }
     void record(VkCommandBuffer cb, RecordState& state, const uint8_t* push_constants) override;
     void markUsed(int queue_index, uint64_t value) noexcept override;
 
@@ -85,6 +88,7 @@ public:
                        uint64_t size);
 
     const std::vector<ResourceAccess>& accesses() const noexcept override { return m_accesses; }
+    std::string label() const override { return "staging copy"; }
     void record(VkCommandBuffer cb, RecordState& state, const uint8_t* push_constants) override;
     void markUsed(int queue_index, uint64_t value) noexcept override;
 

@@ -13,6 +13,7 @@
 //
 // Thread safety: a command is used by one list, under that list's lock.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "vkdispatch/barrier_plan.hpp"
@@ -64,6 +65,8 @@ public:
     /// True for an explicit barrier: it orders all earlier work before all later work, so the
     /// planner forgets every earlier access.
     virtual bool ordersEverything() const noexcept { return false; }
+    /// What a profile calls the command (vd.profile()): a dispatch its shader's name.
+    virtual std::string label() const = 0;
 
 private:
     Context& m_context;

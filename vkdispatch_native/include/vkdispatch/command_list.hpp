@@ -5,7 +5,8 @@
 //
 // A submission keeps its Vulkan command buffer, per queue: the next submission with the same
 // commands, command versions, instance count and push constants submits it again without
-// recording (replays cost the GPU's time only). Uniform data travels in a separate one-time
+// recording (replays cost the GPU's time only). While the context profiles (profiler.hpp),
+// each submission is recorded afresh instead, with timestamps around its commands. Uniform data travels in a separate one-time
 // command buffer submitted just before it, so uploading it does not stop the reuse.
 //
 // Thread safety: every method may be called from any thread; one internal lock serialises them
@@ -22,6 +23,7 @@
 
 #include "vkdispatch/barrier_plan.hpp"
 #include "vkdispatch/command.hpp"
+#include "vkdispatch/profiler.hpp"
 #include "vkdispatch/vk.hpp"
 
 namespace vkdispatch {
@@ -94,7 +96,7 @@ private:
     void checkSubmission(size_t size, uint32_t instance_count) const;
     std::vector<int> targetQueues(int queue_index) const;
     void recordCommands(VkCommandBuffer cb, int queue_index, const uint8_t* push_constants,
-                        uint32_t instance_count);
+                        uint32_t instance_count, Profiler::Recording* timestamps = nullptr);
     void markUsed(int queue_index, uint64_t value);
     uint64_t newestVersion() const noexcept;
     bool matches(const KeptRecording& kept, uint64_t version, const uint8_t* push_constants,
@@ -102,6 +104,9 @@ private:
     KeptRecording& keptFor(int queue_index, uint64_t version, const uint8_t* push_constants,
                            size_t size, uint32_t instance_count);
     uint64_t submitOn(int queue_index, KeptRecording& kept, Command* upload);
+    // A one-time recording with timestamps around the commands (profiling on).
+    uint64_t submitProfiled(int queue_index, Profiler& profiler, const uint8_t* push_constants,
+                            uint32_t instance_count, Command* upload);
 
     Context& m_context;
     mutable std::mutex m_mutex;

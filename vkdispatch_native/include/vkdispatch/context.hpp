@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "vkdispatch/device.hpp"
@@ -13,6 +14,8 @@
 #include "vkdispatch/queue.hpp"
 
 namespace vkdispatch {
+
+class Profiler;
 
 class Context {
 public:
@@ -50,10 +53,17 @@ public:
         return m_queues.empty() ? kDefaultSubmitWindow : m_queues.front()->submitWindow();
     }
 
+    /// The profiler of submissions while profiling is on (vd.profile()), else null.
+    std::shared_ptr<Profiler> profiler() const;
+    /// Turns profiling on (a new Profiler) or off (null), returning the previous profiler.
+    std::shared_ptr<Profiler> setProfiler(std::shared_ptr<Profiler> profiler);
+
 private:
     void add(std::unique_ptr<Device> device);
     void warmUp();
 
+    mutable std::mutex m_profiler_mutex;
+    std::shared_ptr<Profiler> m_profiler;  // under m_profiler_mutex
     std::vector<std::unique_ptr<Device>> m_devices;
     std::vector<Queue*> m_queues;
     std::vector<Device*> m_queue_devices;

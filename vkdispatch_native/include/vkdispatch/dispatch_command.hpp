@@ -28,6 +28,7 @@ public:
     DispatchCommand(ComputePlan& plan, DescriptorSet& set, std::array<uint32_t, 3> blocks);
 
     const std::vector<ResourceAccess>& accesses() const noexcept override;
+    std::string label() const override;
     void record(VkCommandBuffer cb, RecordState& state, const uint8_t* push_constants) override;
     void markUsed(int queue_index, uint64_t value) noexcept override;
     uint32_t pushConstantSize() const noexcept override;

@@ -25,6 +25,7 @@ public:
     FftCommand(FftPlan& plan, Buffer& buffer, int direction, Buffer* input, Buffer* kernel);
 
     const std::vector<ResourceAccess>& accesses() const noexcept override { return m_accesses; }
+    std::string label() const override { return "vkfft"; }
     void record(VkCommandBuffer cb, RecordState& state, const uint8_t* push_constants) override;
     void markUsed(int queue_index, uint64_t value) noexcept override;
 

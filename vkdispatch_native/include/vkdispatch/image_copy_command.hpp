@@ -34,6 +34,7 @@ public:
     ImageCopyCommand(Context& context, const ImageCopyEnd& dst, const ImageCopyEnd& src);
 
     const std::vector<ResourceAccess>& accesses() const noexcept override { return m_accesses; }
+    std::string label() const override { return "image copy"; }
     void record(VkCommandBuffer cb, RecordState& state, const uint8_t* push_constants) override;
     void markUsed(int queue_index, uint64_t value) noexcept override;
 

@@ -103,7 +103,8 @@ std::vector<int> CommandList::targetQueues(int queue_index) const {
 }
 
 void CommandList::recordCommands(VkCommandBuffer cb, int queue_index,
-                                 const uint8_t* push_constants, uint32_t instance_count) {
+                                 const uint8_t* push_constants, uint32_t instance_count,
+                                 Profiler::Recording* timestamps) {
     AccessMask scope = 0;
     for (const auto& command : m_commands) {
         const auto& accesses = command->accesses();
@@ -124,7 +125,10 @@ void CommandList::recordCommands(VkCommandBuffer cb, int queue_index,
                 const Barrier barrier = m_tracker.admit(command.accesses());
                 if (barrier.needed()) recordBarrier(cb, barrier);
             }
+            const bool timed = timestamps != nullptr && !command.ordersEverything();
+            if (timed) timestamps->mark(cb, command.label(), false);
             command.record(cb, state, instance_data + m_push_constant_offsets[i]);
+            if (timed) timestamps->mark(cb, std::string(), true);
         }
     }
 }
@@ -180,6 +184,25 @@ uint64_t CommandList::submitOn(int queue_index, KeptRecording& kept, Command* up
     return kept.last_use;
 }
 
+uint64_t CommandList::submitProfiled(int queue_index, Profiler& profiler,
+                                     const uint8_t* push_constants, uint32_t instance_count,
+                                     Command* upload) {
+    Queue& queue = m_context.queue(queue_index);
+    auto timestamps =
+        profiler.begin(queue_index, static_cast<uint32_t>(2 * m_commands.size() * instance_count));
+    KeptRecording once;
+    once.cb = queue.record(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+                           [&](VkCommandBuffer target) {
+                               if (timestamps) timestamps->reset(target);
+                               recordCommands(target, queue_index, push_constants,
+                                              instance_count, timestamps.get());
+                           });
+    const uint64_t value = submitOn(queue_index, once, upload);
+    queue.recycle(once.cb, value);
+    profiler.collectAfter(queue, value, std::move(timestamps));
+    return value;
+}
+
 uint64_t CommandList::submit(const uint8_t* push_constants, size_t size, uint32_t instance_count,
                              int queue_index, Buffer* uniform_buffer, const uint8_t* uniform_data,
                              size_t uniform_size) {
@@ -197,10 +220,13 @@ uint64_t CommandList::submit(const uint8_t* push_constants, size_t size, uint32_
                                                        uniform_data, uniform_size);
     }
     const uint64_t version = newestVersion();
+    const std::shared_ptr<Profiler> profiler = m_context.profiler();
     uint64_t value = 0;
     for (int q : targetQueues(queue_index)) {
-        value = submitOn(q, keptFor(q, version, push_constants, size, instance_count),
-                         upload.get());
+        value = profiler ? submitProfiled(q, *profiler, push_constants, instance_count,
+                                          upload.get())
+                         : submitOn(q, keptFor(q, version, push_constants, size, instance_count),
+                                    upload.get());
         markUsed(q, value);
     }
     return value;

@@ -88,4 +88,6 @@ void DispatchCommand::markUsed(int queue_index, uint64_t value) noexcept {
     }
 }
 
+std::string DispatchCommand::label() const { return m_plan.name(); }
+
 }  // namespace vkdispatch

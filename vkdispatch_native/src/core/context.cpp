@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "vkdispatch/errors.hpp"
 
@@ -91,6 +92,16 @@ void Context::setMaxInFlight(uint32_t max_in_flight) {
 
 void Context::setSubmitWindow(std::chrono::microseconds window) {
     for (Queue* q : m_queues) q->setSubmitWindow(window);
+}
+
+std::shared_ptr<Profiler> Context::profiler() const {
+    std::lock_guard<std::mutex> lock(m_profiler_mutex);
+    return m_profiler;
+}
+
+std::shared_ptr<Profiler> Context::setProfiler(std::shared_ptr<Profiler> profiler) {
+    std::lock_guard<std::mutex> lock(m_profiler_mutex);
+    return std::exchange(m_profiler, std::move(profiler));
 }
 
 }  // namespace vkdispatch

@@ -1,0 +1,117 @@
+"""vd.profile(): every command submitted inside the block (shader calls, FFT passes, VkFFT,
+reductions, copies, a graph replayed there) is an event with its name and a positive duration
+inside the block's wall-clock span, in order per queue; nothing outside the block; the table
+and the Chrome trace (valid JSON with the fields Perfetto reads); profiles do not nest.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+from helpers import random_array
+
+import vkdispatch as vd
+import vkdispatch.codegen as vc
+from vkdispatch.codegen.abbreviations import Buff, Const, f32
+
+pytestmark = pytest.mark.usefixtures("context")
+
+
+@vd.shader("x.size")
+def scale(x: Buff[f32], k: Const[f32]):
+    i = vc.global_invocation_id().x
+    x[i] = x[i] * k
+
+
+@vd.reduce.reduce(0)
+def total(a: f32, b: f32) -> f32:
+    return a + b
+
+
+def names(prof) -> list[str]:
+    return [event.name for event in prof.events]
+
+
+def test_every_kind_of_command_is_an_event(rng):
+    data = random_array(rng, (4096,), np.float32)
+    buffer, copy = vd.asbuffer(data), vd.Buffer((4096,), vd.float32)
+    signal = vd.asbuffer(random_array(rng, (8, 64), np.complex64))
+    vkfft_signal = vd.asbuffer(random_array(rng, (8, 64), np.complex64))
+    scale(buffer, 1.0)  # built before the block: outside it, so not an event
+    start = time.perf_counter()
+    with vd.profile() as prof:
+        assert prof.events == []  # filled when the block ends
+        for _ in range(3):
+            scale(buffer, 2.0)
+        vd.fft.fft(signal)
+        vd.vkfft.fft(vkfft_signal)
+        result = total(buffer)
+        vd.copy(copy, buffer)
+    span_us = (time.perf_counter() - start) * 1e6
+    scale(buffer, 1.0)  # after the block: not an event either
+
+    recorded = names(prof)
+    assert recorded.count("scale") == 3
+    assert any(name.startswith("fft_shader") for name in recorded), recorded
+    assert "vkfft" in recorded
+    assert len(recorded) >= 3 + 1 + 1 + 1 + 1  # the reduction and the copy: one or more each
+    for event in prof.events:
+        assert event.queue == 0 and 0 <= event.duration_us <= span_us, event
+        assert 0 <= event.start_us <= span_us, event
+    scaled = [e for e in prof.events if e.name == "scale"]
+    for earlier, later in zip(scaled, scaled[1:]):  # dependent calls on one buffer, in order
+        assert later.start_us >= earlier.start_us + earlier.duration_us - 1e-3
+    np.testing.assert_allclose(copy.read(0), data * 8, rtol=1e-6)
+    np.testing.assert_allclose(float(np.asarray(result.read(0)).ravel()[0]),
+                               float((data.astype(np.float64) * 8).sum()), rtol=1e-4)
+
+
+def test_a_graph_replayed_in_the_block_is_profiled(rng):
+    buffer = vd.asbuffer(random_array(rng, (1024,), np.float32))
+    graph = vd.CommandGraph()
+    scale(buffer, 0.5, graph=graph)
+    scale(buffer, 3.0, graph=graph)
+    with vd.profile() as prof:
+        graph.submit(instance_count=4)
+    assert names(prof) == ["scale"] * 8
+    graph.destroy()
+
+
+def test_the_table_and_the_trace(rng, tmp_path):
+    buffer = vd.asbuffer(random_array(rng, (2048,), np.float32))
+    with vd.profile() as prof:
+        for _ in range(5):
+            scale(buffer, 1.5)
+        vd.fft.fft(vd.asbuffer(random_array(rng, (4, 128), np.complex64)))
+    rows = {row["name"]: row for row in prof.summary()}
+    assert rows["scale"]["count"] == 5
+    assert rows["scale"]["min_us"] <= rows["scale"]["mean_us"] <= rows["scale"]["max_us"]
+    assert abs(sum(row["share"] for row in rows.values()) - 1) < 1e-9
+    table = str(prof)
+    assert table.splitlines()[0].split()[:3] == ["name", "count", "total"]
+    assert any(line.split()[:2] == ["scale", "5"] for line in table.splitlines())
+
+    path = tmp_path / "trace.json"
+    prof.save(path)
+    trace = json.loads(path.read_text())
+    complete = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    assert len(complete) == len(prof.events)
+    for event in complete:
+        assert {"name", "ts", "dur", "pid", "tid"} <= set(event)
+        assert event["dur"] >= 0
+    tracks = [e for e in trace["traceEvents"] if e["name"] == "thread_name"]
+    assert [t["tid"] for t in tracks] == [0] and tracks[0]["args"]["name"] == "queue 0"
+
+
+def test_profiles_do_not_nest_and_an_empty_one_says_so(rng):
+    with vd.profile() as outer:
+        with pytest.raises(vd.errors.InvalidStateError, match="recording already"):
+            with vd.profile():
+                pass
+        scale(vd.asbuffer(random_array(rng, (64,), np.float32)), 2.0)
+    assert names(outer) == ["scale"]
+    with vd.profile() as empty:
+        pass
+    assert empty.events == [] and "no GPU commands" in str(empty)

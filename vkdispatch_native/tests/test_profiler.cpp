@@ -1,0 +1,54 @@
+// Profiler: while a context profiles, every command of a submitted list (each instance of a
+// replay) becomes an event with its label, queue and a non-empty span in order, the work still
+// runs right, and nothing is recorded once profiling is off; kept recordings are reused again.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "buffer_kernels.hpp"
+#include "compute_helpers.hpp"
+#include "vkdispatch/buffer.hpp"
+#include "vkdispatch/buffer_commands.hpp"
+#include "vkdispatch/command_list.hpp"
+#include "vkdispatch/context.hpp"
+#include "vkdispatch/profiler.hpp"
+
+using namespace vkdispatch;
+using test::context;
+using test::download;
+using test::randomWords;
+using test::upload;
+
+TEST(Profiler, EveryCommandOfEveryInstanceIsAnEvent) {
+    VKD_REQUIRE_DEVICE();
+    const auto words = randomWords(256, 9);
+    Buffer source(context(), 256 * 4), target(context(), 256 * 4);
+    upload(source, words);
+    CommandList list(context());
+    list.record(std::make_unique<FillBufferCommand>(context(), target, 0, 256 * 4, 7u));
+    list.record(std::make_unique<CopyBufferCommand>(context(), target, source, 0, 0, 128 * 4));
+
+    auto profiler = std::make_shared<Profiler>(context());
+    EXPECT_EQ(context().setProfiler(profiler), nullptr);
+    context().queue(0).wait(list.submit(nullptr, 0, 3, 0, nullptr, nullptr, 0));
+    EXPECT_EQ(context().setProfiler(nullptr), profiler);
+    context().queue(0).wait(list.submit(nullptr, 0, 1, 0, nullptr, nullptr, 0));  // not profiled
+    context().waitIdle(-1);
+
+    const std::vector<ProfileEvent> events = profiler->take();
+    ASSERT_EQ(events.size(), 6u);  // 2 commands x 3 instances
+    uint64_t previous_end = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+        EXPECT_EQ(events[i].name, i % 2 == 0 ? "buffer fill" : "buffer copy");
+        EXPECT_EQ(events[i].queue, 0);
+        EXPECT_LE(events[i].start_ns, events[i].end_ns);
+        EXPECT_GE(events[i].end_ns, previous_end);  // dependent commands, in order
+        previous_end = events[i].end_ns;
+    }
+    EXPECT_TRUE(profiler->take().empty());
+    auto expected = std::vector<uint32_t>(256, 7u);
+    std::copy(words.begin(), words.begin() + 128, expected.begin());
+    EXPECT_EQ(download<uint32_t>(target, 256), expected);
+}
