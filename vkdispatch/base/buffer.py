@@ -9,11 +9,12 @@ racing a write of the same replica in another thread never returns a mix of old 
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from vkdispatch.base import dlpack
+from vkdispatch.base import dlpack, profile
 from vkdispatch.base import dtype as dt
 from vkdispatch.base.async_transfer import PendingTransfer, wait_all
 from vkdispatch.base.context import Context, get_context
@@ -349,7 +350,11 @@ class Buffer(Handle, Generic[_ArgType]):
     def _read_replica(self, index: int) -> np.ndarray:
         layout = self._layout()
         raw = np.empty(self.mem_size, dtype=np.uint8)
+        recording = profile.recording()
+        start = time.perf_counter_ns() if recording is not None else 0
         self._native.read_into(raw, 0, index)
+        if recording is not None:
+            profile.host_span(recording, "read", start)
         if self.var_type is dt.complex32:
             pairs = raw.view(np.float16).astype(np.float32)
             return pairs.view(np.complex64).reshape(layout[1])

@@ -1,6 +1,9 @@
 """CommandList: recorded commands replayed on submit (the base of CommandGraph)."""
 from __future__ import annotations
 
+import time
+
+from vkdispatch.base import profile
 from vkdispatch.base.commands import Command, Dispatch
 from vkdispatch.base.compute_plan import ComputePlan
 from vkdispatch.base.context import Context, get_context
@@ -125,9 +128,13 @@ class CommandList(Handle):
 
     def _submit_unchecked(self, pc: bytes, instance_count: int, queue_index: int,
                           uniform_buffer, uniform_data: bytes) -> None:
+        recording = profile.recording()
+        start = time.perf_counter_ns() if recording is not None else 0
         self._native.submit(pc, instance_count, queue_index,
                             None if uniform_buffer is None else uniform_buffer._native,
                             uniform_data)
+        if recording is not None:
+            profile.host_span(recording, "submit", start)
 
     def _release(self) -> None:
         self._recording = ()

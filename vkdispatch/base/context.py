@@ -17,6 +17,7 @@ import weakref
 from typing import Any, Sequence
 
 from vkdispatch.base import backend as backends
+from vkdispatch.base import profile
 from vkdispatch.base.async_transfer import TransferWorkers
 from vkdispatch.base.disk_cache import cache_directory, disk_cache_enabled
 from vkdispatch.base.environment import checked_int, int_from_environment
@@ -225,7 +226,11 @@ class Context:
         if queue_index is not None:
             self.check_queue_index(queue_index, "queue_index")
         if self._native is not None:
+            recording = profile.recording()
+            start = time.perf_counter_ns() if recording is not None else 0
             self._native.wait_idle(-1 if queue_index is None else queue_index)
+            if recording is not None:
+                profile.host_span(recording, "wait", start)
 
     def _mark_closed(self) -> bool:
         """Uninstalls the context if global and marks it closed; False if it already was."""

@@ -6,6 +6,7 @@ import sys
 import types
 from typing import Any, Callable
 
+from vkdispatch.base.profile import note_source
 from vkdispatch.codegen.builder import ShaderFlags
 from vkdispatch.codegen.tracing import trace
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError, VkDispatchError
@@ -108,6 +109,7 @@ def shader(exec_size=None, local_size=None, workgroups=None, flags: ShaderFlags 
                 error.args = (f"{error.args[0]} [in shader '{func.__name__}' at {location}]",
                               *error.args[1:])
             raise error.with_traceback(sys.exc_info()[2])
+        note_source(description.name, func)
         return ShaderFunction(description, local_size, workgroups, exec_size, coarsen)
 
     return decorate

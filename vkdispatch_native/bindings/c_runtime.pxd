@@ -5,6 +5,7 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libcpp cimport bool
 from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
+from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 from c_device_info cimport DeviceInfo
@@ -58,6 +59,7 @@ cdef extern from "vkdispatch/profiler.hpp" namespace "vkdispatch" nogil:
     cdef cppclass Profiler:
         Profiler(const Context& context) except +raiseNativeError
         vector[ProfileEvent] take() except +raiseNativeError
+        pair[uint64_t, uint64_t] calibrate(int queue_index) except +raiseNativeError
 
 cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
     cdef cppclass Buffer:

@@ -15,7 +15,7 @@ from libc.string cimport memcpy
 from libcpp cimport bool as cbool
 from libcpp.memory cimport make_shared, shared_ptr, unique_ptr
 from libcpp.string cimport string
-from libcpp.utility cimport move
+from libcpp.utility cimport move, pair
 from libcpp.vector cimport vector
 
 from c_device_info cimport array3, DeviceInfo, DeviceType, QueueFamilyInfo, rankDevices
@@ -301,18 +301,27 @@ cdef class NativeContext(Closable):
         return True
 
     def stop_profiling(self):
-        """Stops recording, waits for the work submitted so far and returns its events:
-        ``(name, queue, start_ns, end_ns)`` tuples (the device's clock)."""
+        """Stops recording, waits for the work submitted so far and returns its events,
+        ``(name, queue, start_ns, end_ns)`` tuples in each device's clock, and per queue a
+        ``(device ns, host steady-clock ns)`` pair of about the same moment (``(0, 0)`` where
+        the queue has no timestamps)."""
         self.check_open()
         cdef shared_ptr[rt.Profiler] profiler = self.ptr.get().setProfiler(
             shared_ptr[rt.Profiler]())
         cdef vector[rt.ProfileEvent] events
+        cdef pair[uint64_t, uint64_t] moment
+        cdef int queue
         if profiler.get() == NULL:
-            return []
+            return [], []
         self.wait_idle(-1)
         events = profiler.get().take()
+        moments = []
+        for queue in range(self.ptr.get().queueCount()):
+            with nogil:
+                moment = profiler.get().calibrate(queue)
+            moments.append((moment.first, moment.second))
         return [(event.name.decode(), event.queue, event.start_ns, event.end_ns)
-                for event in events]
+                for event in events], moments
 
     def wait_idle(self, int queue_index=-1):
         """Waits for all work submitted to one queue, or to every queue when -1."""

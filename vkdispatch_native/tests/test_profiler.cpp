@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "buffer_kernels.hpp"
@@ -51,4 +53,25 @@ TEST(Profiler, EveryCommandOfEveryInstanceIsAnEvent) {
     auto expected = std::vector<uint32_t>(256, 7u);
     std::copy(words.begin(), words.begin() + 128, expected.begin());
     EXPECT_EQ(download<uint32_t>(target, 256), expected);
+}
+
+TEST(Profiler, CalibrationPairsAGpuTimestampWithTheHostClock) {
+    VKD_REQUIRE_DEVICE();
+    Profiler profiler(context());
+    const auto host_now = [] {
+        return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         std::chrono::steady_clock::now().time_since_epoch())
+                                         .count());
+    };
+    const uint64_t before = host_now();
+    const auto [gpu, host] = profiler.calibrate(0);
+    EXPECT_GT(gpu, 0u);
+    EXPECT_GE(host, before);
+    EXPECT_LE(host, host_now());
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    const auto [gpu_later, host_later] = profiler.calibrate(0);
+    // Both clocks advanced by about the same time (each pair's error: half a round trip).
+    const double gpu_ms = double(gpu_later - gpu) / 1e6;
+    const double host_ms = double(host_later - host) / 1e6;
+    EXPECT_NEAR(gpu_ms, host_ms, 10.0) << gpu_ms << " ms on the GPU, " << host_ms << " on the host";
 }

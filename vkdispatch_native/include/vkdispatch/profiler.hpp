@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vkdispatch/vk.hpp"
@@ -62,9 +63,16 @@ public:
     void collectAfter(Queue& queue, uint64_t value, std::unique_ptr<Recording> recording);
     /// The events collected so far, in order of arrival; forgets them.
     std::vector<ProfileEvent> take();
+    /// A timestamp of queue `queue_index` (ns, as events have them) and the host's steady
+    /// clock (ns) at about the same moment: the middle of a submission that writes the
+    /// timestamp and the wait for it (its error is at most half that round trip). {0, 0} where
+    /// the queue writes no timestamps.
+    std::pair<uint64_t, uint64_t> calibrate(int queue_index);
 
 private:
     void collect(const Recording& recording);
+    // The recording's timestamps in nanoseconds (empty when the driver returns none).
+    std::vector<uint64_t> nanoseconds(const Recording& recording) const;
 
     const Context& m_context;
     std::vector<double> m_period_ns;  // per queue: nanoseconds per timestamp tick

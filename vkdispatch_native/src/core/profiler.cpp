@@ -1,5 +1,6 @@
 #include "vkdispatch/profiler.hpp"
 
+#include <chrono>
 #include <utility>
 
 #include "vkdispatch/context.hpp"
@@ -66,25 +67,50 @@ void Profiler::collectAfter(Queue& queue, uint64_t value, std::unique_ptr<Record
     queue.retire(value, [self, held] { self->collect(*held); });
 }
 
-void Profiler::collect(const Recording& recording) {
+std::vector<uint64_t> Profiler::nanoseconds(const Recording& recording) const {
     std::vector<uint64_t> ticks(recording.m_used);
-    if (ticks.empty()) return;
+    if (ticks.empty()) return ticks;
     const VkResult result = vkGetQueryPoolResults(
         recording.m_device, recording.m_pool, 0, recording.m_used, ticks.size() * sizeof(uint64_t),
         ticks.data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-    if (result != VK_SUCCESS) return;  // runs where nothing may throw: the events are lost
+    if (result != VK_SUCCESS) return {};  // callers run where nothing may throw
     const auto q = static_cast<size_t>(recording.m_queue);
-    const uint64_t mask = m_mask[q];
-    const double period = m_period_ns[q];
+    for (uint64_t& tick : ticks)
+        tick = static_cast<uint64_t>(double(tick & m_mask[q]) * m_period_ns[q]);
+    return ticks;
+}
+
+void Profiler::collect(const Recording& recording) {
+    const std::vector<uint64_t> ns = nanoseconds(recording);
     std::lock_guard<std::mutex> lock(m_mutex);
-    for (size_t i = 0; i + 1 < ticks.size(); i += 2) {
+    for (size_t i = 0; i + 1 < ns.size(); i += 2) {
         ProfileEvent event;
         event.name = recording.m_names[i / 2];
         event.queue = recording.m_queue;
-        event.start_ns = static_cast<uint64_t>(double(ticks[i] & mask) * period);
-        event.end_ns = static_cast<uint64_t>(double(ticks[i + 1] & mask) * period);
+        event.start_ns = ns[i];
+        event.end_ns = ns[i + 1];
         m_events.push_back(std::move(event));
     }
+}
+
+std::pair<uint64_t, uint64_t> Profiler::calibrate(int queue_index) {
+    const auto recording = begin(queue_index, 1);
+    if (!recording) return {0, 0};
+    Queue& queue = m_context.queue(queue_index);
+    const auto now = [] {
+        return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         std::chrono::steady_clock::now().time_since_epoch())
+                                         .count());
+    };
+    const uint64_t before = now();
+    queue.wait(queue.submit([&](VkCommandBuffer cb) {
+        recording->reset(cb);
+        recording->mark(cb, std::string(), false);
+    }));
+    const uint64_t after = now();
+    const std::vector<uint64_t> ns = nanoseconds(*recording);
+    if (ns.empty()) return {0, 0};
+    return {ns[0], before + (after - before) / 2};
 }
 
 std::vector<ProfileEvent> Profiler::take() {
