@@ -962,14 +962,16 @@ cdef class NativeCommandList(Closable):
         cdef rt.Buffer* source = self._buffer(input, "input") if input is not None else NULL
         cdef rt.Buffer* weights = self._buffer(kernel, "kernel") if kernel is not None else NULL
         cdef ff.FftCommand* command
-        _enter_all([plan, buffer] + [b for b in (input, kernel) if b is not None], entered)
+        # The list too: another thread may close it (or its context) while the GIL is free.
+        _enter_all([self, plan, buffer] + [b for b in (input, kernel) if b is not None],
+                   entered)
         try:
             with nogil:  # the first use of a plan on new buffers builds VkFFT applications
                 command = new ff.FftCommand(plan.ptr.get()[0], target[0], direction, source,
                                             weights)
+            self._append(command)
         finally:
             _leave_all(entered)
-        self._append(command)
 
     def record_barrier(self):
         """Appends a barrier ordering all earlier commands before all later ones."""

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "vkdispatch/command_list.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/profiler.hpp"
+#include "vkdispatch/transfer_engine.hpp"
 
 using namespace vkdispatch;
 using test::context;
@@ -74,4 +76,24 @@ TEST(Profiler, CalibrationPairsAGpuTimestampWithTheHostClock) {
     const double gpu_ms = double(gpu_later - gpu) / 1e6;
     const double host_ms = double(host_later - host) / 1e6;
     EXPECT_NEAR(gpu_ms, host_ms, 10.0) << gpu_ms << " ms on the GPU, " << host_ms << " on the host";
+}
+
+TEST(Profiler, StagedTransfersAreEvents) {
+    VKD_REQUIRE_DEVICE();
+    TransferOptions staged;
+    staged.map_directly = false;  // every write and read a staging copy on the queue
+    TransferEngine engine(context(), staged);
+    Buffer buffer(context(), 1 << 20);  // beyond what a write sends inline (a buffer update)
+    const auto words = randomWords(256 * 1024, 11);
+    auto profiler = std::make_shared<Profiler>(context());
+    context().setProfiler(profiler);
+    engine.write(buffer, words.data(), words.size() * 4, 0, 0);
+    std::vector<uint32_t> back(words.size());
+    engine.read(buffer, back.data(), back.size() * 4, 0, 0);
+    context().setProfiler(nullptr);
+    context().waitIdle(-1);
+    EXPECT_EQ(back, words);
+    std::vector<std::string> names;
+    for (const auto& event : profiler->take()) names.push_back(event.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"staging copy", "staging copy"}));
 }

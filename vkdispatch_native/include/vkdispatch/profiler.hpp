@@ -43,6 +43,13 @@ public:
         void reset(VkCommandBuffer cb) const;
         /// Timestamps before (`end` false) or after command `name`, in recording order.
         void mark(VkCommandBuffer cb, const std::string& name, bool end);
+        /// Records `commands` between two timestamps of `name`.
+        template <typename Record>
+        void around(VkCommandBuffer cb, const std::string& name, Record&& commands) {
+            mark(cb, name, false);
+            commands();
+            mark(cb, std::string(), true);
+        }
 
     private:
         friend class Profiler;

@@ -125,10 +125,11 @@ void CommandList::recordCommands(VkCommandBuffer cb, int queue_index,
                 const Barrier barrier = m_tracker.admit(command.accesses());
                 if (barrier.needed()) recordBarrier(cb, barrier);
             }
-            const bool timed = timestamps != nullptr && !command.ordersEverything();
-            if (timed) timestamps->mark(cb, command.label(), false);
-            command.record(cb, state, instance_data + m_push_constant_offsets[i]);
-            if (timed) timestamps->mark(cb, std::string(), true);
+            const uint8_t* data = instance_data + m_push_constant_offsets[i];
+            if (timestamps != nullptr && !command.ordersEverything())
+                timestamps->around(cb, command.label(), [&] { command.record(cb, state, data); });
+            else
+                command.record(cb, state, data);
         }
     }
 }

@@ -1,11 +1,13 @@
 #include "vkdispatch/transfer_engine.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "vkdispatch/buffer_commands.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/profiler.hpp"
 #include "vkdispatch/shared_host_memory.hpp"
 
 namespace vkdispatch {
@@ -53,8 +55,16 @@ void checkRange(const Buffer& buffer, uint64_t size, uint64_t offset) {
 // One transfer command (a staging copy, an inline write), submitted alone on its queue;
 // returns its timeline value.
 uint64_t submitAlone(Queue& queue, Command& command, int queue_index) {
-    const uint64_t value =
-        queue.submit([&](VkCommandBuffer cb) { recordAlone(cb, command, queue_index); });
+    // Profiled (vd.profile()) like a command list's commands.
+    const std::shared_ptr<Profiler> profiler = command.context().profiler();
+    std::unique_ptr<Profiler::Recording> timestamps =
+        profiler ? profiler->begin(queue_index, 2) : nullptr;
+    const uint64_t value = queue.submit([&](VkCommandBuffer cb) {
+        if (!timestamps) return recordAlone(cb, command, queue_index);
+        timestamps->reset(cb);
+        timestamps->around(cb, command.label(), [&] { recordAlone(cb, command, queue_index); });
+    });
+    if (profiler) profiler->collectAfter(queue, value, std::move(timestamps));
     command.markUsed(queue_index, value);
     return value;
 }
