@@ -17,8 +17,9 @@ on the GPU's time line by a measured offset (a timestamp submitted and waited fo
 block ends: accurate to half that round trip, tens of microseconds). The table sums GPU time
 only.
 
-Not recorded (yet): the staging copies of ``write``/``read`` on discrete GPUs, and ``kp``
-sequences. Events of different devices are each on their own device's clock.
+The staging copies of ``write``/``read`` on discrete GPUs are events too ("staging copy",
+"buffer update"). Not recorded (yet): ``kp`` sequences. Events of different devices are each
+on their own device's clock.
 """
 from __future__ import annotations
 
