@@ -97,6 +97,7 @@ def test_the_table_and_the_trace(rng, tmp_path):
             scale(buffer, 1.5)
         vd.fft.fft(vd.asbuffer(random_array(rng, (4, 128), np.complex64)))
     rows = {row["name"]: row for row in prof.summary()}
+    assert set(rows) == set(names(prof))  # GPU time only: no host spans in the table
     assert rows["scale"]["count"] == 5
     line = scale_line()
     # (other modules of the suite may define shaders named "scale": all their lines are shown)
@@ -131,3 +132,18 @@ def test_profiles_do_not_nest_and_an_empty_one_says_so(rng):
     with vd.profile() as empty:
         pass
     assert names(empty) == [] and "no GPU commands" in str(empty)
+
+
+def test_one_track_per_queue(multi, rng):
+    with multi:
+        buffer = vd.asbuffer(random_array(rng, (256,), np.float32))
+        graph = vd.CommandGraph()
+        scale(buffer, 2.0, graph=graph)
+        with vd.profile() as prof:
+            graph.submit()  # to every queue
+        graph.destroy()
+    queues = list(range(multi.queue_count))
+    assert sorted(e.queue for e in prof.events if e.queue >= 0) == queues
+    tracks = {e["tid"]: e["args"]["name"] for e in prof.trace()["traceEvents"]
+              if e["name"] == "thread_name"}
+    assert tracks == {-1: "host", **{q: f"queue {q}" for q in queues}}
