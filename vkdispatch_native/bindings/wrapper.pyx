@@ -313,13 +313,19 @@ cdef class NativeContext(Closable):
         cdef int queue
         if profiler.get() == NULL:
             return [], []
-        self.wait_idle(-1)
-        events = profiler.get().take()
         moments = []
-        for queue in range(self.ptr.get().queueCount()):
+        self.enter()  # another thread may close the context while the GIL is free
+        try:
             with nogil:
-                moment = profiler.get().calibrate(queue)
-            moments.append((moment.first, moment.second))
+                self.ptr.get().waitIdle(-1)
+            events = profiler.get().take()
+            for queue in range(self.ptr.get().queueCount()):
+                with nogil:
+                    moment = profiler.get().calibrate(queue)
+                moments.append((moment.first, moment.second))
+        finally:
+            self.leave()
+        _check_validation()
         return [(event.name.decode(), event.queue, event.start_ns, event.end_ns)
                 for event in events], moments
 
