@@ -3,9 +3,12 @@
 // libcuda.so.1: no CUDA toolkit at build time, and no CUDA requirement for anyone who does not
 // ask for a CUDA view. The types mirror the driver API's ABI (cuda.h), declared here.
 //
-// Thread safety: get() loads once; the entry points are the driver's (thread-safe).
+// Thread safety: get() loads once; the entry points are the driver's (thread-safe), and
+// deviceWithUuid() locks its cache.
 #include <array>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace vkdispatch {
@@ -52,6 +55,7 @@ public:
     static std::string unavailableReason();
 
     /// The ordinal of the CUDA device whose UUID is `uuid`, or -1 when no CUDA device has it.
+    /// Asked on every export of a view; the devices are enumerated once per UUID.
     int deviceWithUuid(const std::array<uint8_t, 16>& uuid) const;
     /// Throws Error naming `what` and the driver's message when `result` is a failure.
     void check(cuda::Result result, const std::string& what) const;
@@ -78,6 +82,9 @@ public:
 private:
     friend struct CudaDriverLoader;
     CudaDriver() = default;
+
+    mutable std::mutex m_ordinals_mutex;
+    mutable std::map<std::array<uint8_t, 16>, int> m_ordinals;  // under m_ordinals_mutex
 };
 
 }  // namespace vkdispatch

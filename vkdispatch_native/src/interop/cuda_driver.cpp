@@ -79,16 +79,21 @@ const CudaDriver* CudaDriver::get() { return CudaDriverLoader::instance().driver
 std::string CudaDriver::unavailableReason() { return CudaDriverLoader::instance().reason; }
 
 int CudaDriver::deviceWithUuid(const std::array<uint8_t, 16>& uuid) const {
+    std::lock_guard<std::mutex> lock(m_ordinals_mutex);
+    const auto known = m_ordinals.find(uuid);
+    if (known != m_ordinals.end()) return known->second;
     int count = 0;
     check(cuDeviceGetCount(&count), "counting CUDA devices");
-    for (int ordinal = 0; ordinal < count; ++ordinal) {
+    int found = -1;
+    for (int ordinal = 0; ordinal < count && found < 0; ++ordinal) {
         cuda::Device device = 0;
         std::array<uint8_t, 16> id{};
         check(cuDeviceGet(&device, ordinal), "getting a CUDA device");
         check(cuDeviceGetUuid(&id, device), "reading a CUDA device's UUID");
-        if (id == uuid) return ordinal;
+        if (id == uuid) found = ordinal;
     }
-    return -1;
+    m_ordinals.emplace(uuid, found);
+    return found;
 }
 
 void CudaDriver::check(cuda::Result result, const std::string& what) const {
