@@ -30,8 +30,8 @@ from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.call_layout import check_extent
 from vkdispatch.shader.mapping import map as make_map
 
-__all__ = ["fits_one_pass", "split_length", "plain_reader", "caller_hooks", "plain_extents", "check_extents",
-           "FourStepFFT"]
+__all__ = ["fits_one_pass", "split_length", "plain_reader", "caller_hooks", "plain_extents",
+           "check_extents", "FourStepFFT"]
 
 
 @functools.lru_cache(maxsize=4096)

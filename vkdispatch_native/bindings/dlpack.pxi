@@ -48,7 +48,6 @@ cdef struct DLManagedTensorVersioned:
     DLTensor dl_tensor
 
 
-
 DEF _KDL_CPU = 1
 DEF _KDL_CUDA = 2
 DEF _DLPACK_MAJOR = 1

@@ -6,8 +6,9 @@
 // A submission keeps its Vulkan command buffer, per queue: the next submission with the same
 // commands, command versions, instance count and push constants submits it again without
 // recording (replays cost the GPU's time only). While the context profiles (profiler.hpp),
-// each submission is recorded afresh instead, with timestamps around its commands. Uniform data travels in a separate one-time
-// command buffer submitted just before it, so uploading it does not stop the reuse.
+// each submission is recorded afresh instead, with timestamps around its commands. Uniform
+// data travels in a separate one-time command buffer submitted just before it, so uploading
+// it does not stop the reuse.
 //
 // Thread safety: every method may be called from any thread; one internal lock serialises them
 // per list (so a submission sees a consistent list, and kept recordings are replaced safely).

@@ -49,11 +49,6 @@ public:
     /// The alignment of host memory this device can import (VK_EXT_external_memory_host,
     /// enabled where the device has it), or 0 where it cannot (and on adopted devices).
     uint64_t hostImportAlignment() const noexcept { return m_host_import_alignment; }
-    /// The handle types buffer memory is allocated exportable as: opaque file descriptors
-    /// where VK_KHR_external_memory_fd allows them (GPUs; CUDA imports them), else 0.
-    VkExternalMemoryHandleTypeFlags exportHandleTypes() const noexcept {
-        return m_export_handle_types;
-    }
 
 private:
     // The pools and one Queue per entry of `queue_families` (hardware queue `hardware[i]`);
@@ -71,6 +66,8 @@ private:
     std::vector<std::unique_ptr<Queue>> m_queues;  // destroyed before m_device (declared after)
     std::vector<uint32_t> m_families;
     uint64_t m_host_import_alignment = 0;
+    // Handle types its memory pool allocates buffer memory exportable as (memoryPool()
+    // .exportTypes()): opaque file descriptors where VK_KHR_external_memory_fd allows them.
     VkExternalMemoryHandleTypeFlags m_export_handle_types = 0;
 };
 
