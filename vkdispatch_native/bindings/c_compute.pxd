@@ -102,6 +102,17 @@ cdef extern from "vkdispatch/command_list.hpp" namespace "vkdispatch" nogil:
                         int queue_index, Buffer* uniform_buffer, const uint8_t* uniform_data,
                         size_t uniform_size) except +raiseNativeError
 
+cdef extern from "vkdispatch/queue_phases.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass QueuePhases:
+        double record, submit, device, wait
+    QueuePhases runtimeQueuePhases(Context& context, int iterations) except +raiseNativeError
+    cdef enum class RawEntry:
+        None "vkdispatch::RawEntry::None"
+        Runtime "vkdispatch::RawEntry::Runtime"
+        Full "vkdispatch::RawEntry::Full"
+    QueuePhases rawQueuePhases(Context& context, int iterations,
+                               RawEntry entry) except +raiseNativeError
+
 cdef extern from "vkdispatch/raw_submit.hpp" namespace "vkdispatch" nogil:
     double rawSubmitWaitMicroseconds(Context& context, int iterations,
                                      bint poll) except +raiseNativeError
@@ -109,3 +120,7 @@ cdef extern from "vkdispatch/raw_submit.hpp" namespace "vkdispatch" nogil:
                                             bint barriers) except +raiseNativeError
     double rawBackToBackMicroseconds(Context& context, int dispatches,
                                      int per_submit) except +raiseNativeError
+    double rawTimelineSubmitWaitMicroseconds(Context& context,
+                                             int iterations) except +raiseNativeError
+    double rawReadMicroseconds(Context& context, int iterations, uint64_t bytes,
+                               bint rerecord) except +raiseNativeError

@@ -87,8 +87,12 @@ constexpr size_t kMaxBatchCalls = 64;
 std::chrono::nanoseconds pollBeforeBlocking(DeviceType type) noexcept;
 
 /// Makes every earlier write (all stages) available to `dst_access` at `dst_stage`: what frames a
-/// submission against earlier work and later host reads.
+/// submission against later host reads.
 void recordFullBarrier(VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
+/// Orders what follows (compute shaders and transfers, the only work submitted here) after every
+/// earlier command, with every earlier write visible to it: what frames a submission against
+/// earlier work on the queue.
+void recordEntryBarrier(VkCommandBuffer cb);
 
 class Queue {
 public:
@@ -109,8 +113,8 @@ public:
     Queue(const Queue&) = delete;
     Queue& operator=(const Queue&) = delete;
 
-    /// Records `commands` into a fresh command buffer framed by full memory barriers
-    /// (earlier work -> these commands -> host reads), submits it and returns its timeline value.
+    /// Records `commands` into a fresh command buffer framed by memory barriers (earlier work
+    /// -> these commands: recordEntryBarrier(); -> host reads), submits it and returns its timeline value.
     /// A kept command buffer `followed_by` (see record()) is submitted right after it.
     uint64_t submit(const Recorder& commands, VkCommandBuffer followed_by = VK_NULL_HANDLE);
     /// As submit(), but the commands (and everything submitted to this queue later) wait on the

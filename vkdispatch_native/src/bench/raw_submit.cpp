@@ -1,6 +1,7 @@
 #include "vkdispatch/raw_submit.hpp"
 
 #include <chrono>
+#include <cstring>
 #include <vector>
 
 #include "vkdispatch/buffer.hpp"
@@ -10,6 +11,8 @@
 #include "vkdispatch/descriptor_set.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/handle.hpp"
+#include "vkdispatch/memory_type.hpp"
+#include "raw_vulkan.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -29,23 +32,11 @@ public:
           m_plan(context, compile(), {BindingType::StorageBuffer}, 0, "raw_submit"),
           m_buffer(context, 64 * sizeof(float)),
           m_set(m_plan),
-          m_device(m_queue.device()) {
+          m_device(m_queue.device()),
+          m_commands(m_queue),
+          m_cb(m_commands.cb()) {
         m_set.bindBuffer(0, m_buffer, 0, 0, false, true, true);
         m_queue.waitIdle();
-        VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-        pool_info.queueFamilyIndex = m_queue.family();
-        VK_CHECK(vkCreateCommandPool(m_device, &pool_info, nullptr, &m_pool), "command pool");
-        VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-        alloc.commandPool = m_pool;
-        alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        alloc.commandBufferCount = 1;
-        VK_CHECK(vkAllocateCommandBuffers(m_device, &alloc, &m_cb), "command buffer");
-        VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        VK_CHECK(vkCreateFence(m_device, &fence_info, nullptr, &m_fence), "fence");
-    }
-    ~RawKernel() {
-        vkDestroyFence(m_device, m_fence, nullptr);
-        vkDestroyCommandPool(m_device, m_pool, nullptr);
     }
     RawKernel(const RawKernel&) = delete;
     RawKernel& operator=(const RawKernel&) = delete;
@@ -79,50 +70,38 @@ public:
 
     /// Submits the command buffer and waits on its fence (blocking, or polling its status).
     void submitAndWait(bool poll) {
+        if (poll) return bench::submitAndPollFence(m_queue, m_cb, m_commands.fence());
         VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
         submit.commandBufferCount = 1;
         submit.pCommandBuffers = &m_cb;
-        VK_CHECK(vkQueueSubmit(m_queue.handle(), 1, &submit, m_fence), "submit");
-        if (poll) {
-            VkResult status;
-            while ((status = vkGetFenceStatus(m_device, m_fence)) == VK_NOT_READY) {
-            }
-            VK_CHECK(status, "fence status");
-        } else {
-            VK_CHECK(vkWaitForFences(m_device, 1, &m_fence, VK_TRUE, UINT64_MAX), "wait");
-        }
-        VK_CHECK(vkResetFences(m_device, 1, &m_fence), "reset fence");
+        const VkFence fence = m_commands.fence();
+        VK_CHECK(vkQueueSubmit(m_queue.handle(), 1, &submit, fence), "submit");
+        VK_CHECK(vkWaitForFences(m_device, 1, &fence, VK_TRUE, UINT64_MAX), "wait");
+        VK_CHECK(vkResetFences(m_device, 1, &fence), "reset fence");
+    }
+
+    /// Submits the command buffer signalling the next value of `timeline` and spins on the
+    /// semaphore's counter until it gets there: the runtime's kind of wait, without its
+    /// bookkeeping (compare with a fence, submitAndWait(true)).
+    void submitAndPollTimeline(VkSemaphore timeline, uint64_t value) {
+        bench::submitSignalling(m_queue.handle(), &m_cb, 1, timeline, value);
+        bench::spinUntil(m_device, timeline, value);
     }
 
     /// Submits the command buffer `submissions` times in a row, `per_submit` copies per
     /// vkQueueSubmit (each submission signalling the next value of a timeline semaphore, as the
     /// runtime's do), then waits for the last.
     void submitBackToBack(int submissions, int per_submit) {
-        VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-        type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-        VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-        info.pNext = &type;
-        VkSemaphore timeline;
-        VK_CHECK(vkCreateSemaphore(m_device, &info, nullptr, &timeline), "timeline");
-        UniqueSemaphore owner(m_device, timeline);
+        const UniqueSemaphore timeline = bench::createTimeline(m_device);
         const std::vector<VkCommandBuffer> cbs(static_cast<size_t>(per_submit), m_cb);
         uint64_t value = 0;
-        VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-        values.signalSemaphoreValueCount = 1;
-        values.pSignalSemaphoreValues = &value;
-        VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        submit.pNext = &values;
-        submit.commandBufferCount = static_cast<uint32_t>(cbs.size());
-        submit.pCommandBuffers = cbs.data();
-        submit.signalSemaphoreCount = 1;
-        submit.pSignalSemaphores = &timeline;
-        for (int i = 0; i < submissions; ++i) {
-            ++value;
-            VK_CHECK(vkQueueSubmit(m_queue.handle(), 1, &submit, VK_NULL_HANDLE), "submit");
-        }
+        for (int i = 0; i < submissions; ++i)
+            bench::submitSignalling(m_queue.handle(), cbs.data(),
+                                    static_cast<uint32_t>(cbs.size()), timeline.get(), ++value);
+        VkSemaphore sem = timeline.get();
         VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
         wait.semaphoreCount = 1;
-        wait.pSemaphores = &timeline;
+        wait.pSemaphores = &sem;
         wait.pValues = &value;
         VK_CHECK(vkWaitSemaphores(m_device, &wait, UINT64_MAX), "wait");
     }
@@ -139,9 +118,60 @@ private:
     Buffer m_buffer;
     DescriptorSet m_set;
     VkDevice m_device;
-    VkCommandPool m_pool = VK_NULL_HANDLE;
-    VkCommandBuffer m_cb = VK_NULL_HANDLE;  // freed with the pool
-    VkFence m_fence = VK_NULL_HANDLE;
+    bench::RawCommandBuffer m_commands;
+    VkCommandBuffer m_cb;
+};
+
+// A host read of `bytes` of a device buffer as a plain Vulkan program does it: a copy into
+// host-visible staging memory, a barrier making it visible to the host, a fence polled, a
+// memcpy out. With `rerecord` the command buffer is recorded for every read (as a runtime that
+// records each transfer afresh), else once.
+class RawRead {
+public:
+    RawRead(Context& context, uint64_t bytes)
+        : m_queue(context.queue(0)),
+          m_buffer(context, bytes),
+          m_staging(createBoundBuffer(context.deviceOfQueue(0), bytes,
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                      VK_MEMORY_PROPERTY_HOST_CACHED_BIT)),
+          m_out(bytes),
+          m_commands(m_queue),
+          m_cb(m_commands.cb()) {
+        m_queue.waitIdle();
+        record();
+    }
+    RawRead(const RawRead&) = delete;
+    RawRead& operator=(const RawRead&) = delete;
+
+    void read(bool rerecord) {
+        if (rerecord) record();
+        bench::submitAndPollFence(m_queue, m_cb, m_commands.fence());
+        std::memcpy(m_out.data(), m_staging.memory.mapped(), m_out.size());
+    }
+
+private:
+    void record() {
+        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        VK_CHECK(vkBeginCommandBuffer(m_cb, &begin), "begin");
+        VkBufferCopy region{0, 0, m_out.size()};
+        vkCmdCopyBuffer(m_cb, m_buffer.replica(0).storage.buffer.get(),
+                        m_staging.buffer.get(), 1, &region);
+        VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        vkCmdPipelineBarrier(m_cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0,
+                             1, &barrier, 0, nullptr, 0, nullptr);
+        VK_CHECK(vkEndCommandBuffer(m_cb), "end");
+    }
+
+    Queue& m_queue;
+    Buffer m_buffer;
+    BoundBuffer m_staging;
+    std::vector<uint8_t> m_out;
+    bench::RawCommandBuffer m_commands;
+    VkCommandBuffer m_cb;
 };
 
 template <typename Action>
@@ -184,6 +214,25 @@ double rawDependentDispatchMicroseconds(Context& context, int count, bool barrie
     kernel.record(count, barriers);
     kernel.submitAndWait(false);  // warm-up
     return meanMicroseconds(1, [&] { kernel.submitAndWait(false); }) / count;
+}
+
+double rawTimelineSubmitWaitMicroseconds(Context& context, int iterations) {
+    checkPositive(iterations, "iterations");
+    RawKernel kernel(context);
+    kernel.record(1, true);
+    const UniqueSemaphore owner = bench::createTimeline(context.queue(0).device());
+    const VkSemaphore timeline = owner.get();
+    uint64_t value = 0;
+    kernel.submitAndPollTimeline(timeline, ++value);  // warm-up
+    return meanMicroseconds(iterations, [&] { kernel.submitAndPollTimeline(timeline, ++value); });
+}
+
+double rawReadMicroseconds(Context& context, int iterations, uint64_t bytes, bool rerecord) {
+    checkPositive(iterations, "iterations");
+    if (bytes == 0) throw InvalidArgumentError("bytes must be at least 1");
+    RawRead reader(context, bytes);
+    reader.read(rerecord);  // warm-up
+    return meanMicroseconds(iterations, [&] { reader.read(rerecord); });
 }
 
 }  // namespace vkdispatch

@@ -178,8 +178,7 @@ void Sequence::begin() {
     m_recording = true;
     // Kompute's operations only order transfers and dispatches among themselves: the buffer
     // is framed against earlier submissions to the queue here, and before host reads in end().
-    vkdispatch::recordFullBarrier(s.cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                                  VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    vkdispatch::recordEntryBarrier(s.cb);
     if (s.timestamps != VK_NULL_HANDLE) {
         vkCmdResetQueryPool(s.cb, s.timestamps, 0, s.total_timestamps + 1);
         vkCmdWriteTimestamp(s.cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s.timestamps, 0);
