@@ -3,10 +3,13 @@ runtime: a ``Manager`` per device, ``Tensor`` s and ``Image`` s, ``Algorithm`` s
 SPIR-V (compile GLSL with ``kp.Shader.compile_source``), and ``Sequence`` s of operations.
 
 The lower-case names are the enum members, as Kompute exports them: ``kp.float is
-kp.DataTypes.float``, ``kp.device is kp.MemoryTypes.device``. See docs/kompute.rst.
+kp.DataTypes.float``, ``kp.device is kp.MemoryTypes.device``. The ``kp`` layer logs to the
+``"kp"`` logger. The Python API of Kompute 0.4-0.6 (``mgr.build_tensor``, ``mgr.eval_<operation>``,
+``seq.record_<operation>``, ``kp.log_level``) is there too, as legacy. See docs/kompute.rst.
 """
 from kp.algorithm import Algorithm
 from kp.enums import DataTypes, MemoryTypes, TensorTypes
+from kp.log import log_level
 from kp.manager import Manager
 from kp.memory import Image, Memory, Tensor
 from kp.operations import (OpAlgoDispatch, OpBase, OpCopy, OpMult, OpSyncDevice, OpSyncLocal,
@@ -19,7 +22,7 @@ __version__ = "0.9.0"
 __all__ = [
     "Algorithm", "DataTypes", "Image", "Manager", "Memory", "MemoryTypes", "OpAlgoDispatch", "OpBase",
     "OpCopy", "OpMult", "OpSyncDevice", "OpSyncLocal", "OpTensorCopy", "OpTensorSyncDevice",
-    "OpTensorSyncLocal", "Sequence", "Shader", "Tensor", "TensorTypes",
+    "OpTensorSyncLocal", "Sequence", "Shader", "Tensor", "TensorTypes", "log_level",
     "bool", "char", "custom", "device", "deviceAndHost", "double", "float", "host", "int",
     "short", "storage", "uchar", "uint", "ushort",
 ]

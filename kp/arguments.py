@@ -7,6 +7,7 @@ import operator
 from kp.enums import MemoryTypes
 
 UINT32_MAX = 2**32 - 1
+UINT64_MAX = 2**64 - 1
 
 
 def type_name(value) -> str:
@@ -15,6 +16,15 @@ def type_name(value) -> str:
 
 def uint32(call: str, name: str, value) -> int:
     """``value`` as a C++ uint32_t: an integer in 0 .. 2**32 - 1."""
+    return _unsigned(call, name, value, UINT32_MAX)
+
+
+def uint64(call: str, name: str, value) -> int:
+    """``value`` as a C++ uint64_t: an integer in 0 .. 2**64 - 1."""
+    return _unsigned(call, name, value, UINT64_MAX)
+
+
+def _unsigned(call: str, name: str, value, maximum: int) -> int:
     if isinstance(value, bool):
         raise TypeError(f"{call}: {name} must be an int, got bool {value!r}")
     try:
@@ -22,8 +32,8 @@ def uint32(call: str, name: str, value) -> int:
     except TypeError:
         raise TypeError(f"{call}: {name} must be an int, got {type_name(value)} "
                         f"{value!r}") from None
-    if not 0 <= number <= UINT32_MAX:
-        raise TypeError(f"{call}: {name} must be an int in 0 .. {UINT32_MAX}, got {number}")
+    if not 0 <= number <= maximum:
+        raise TypeError(f"{call}: {name} must be an int in 0 .. {maximum}, got {number}")
     return number
 
 

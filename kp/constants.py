@@ -16,6 +16,7 @@ import numpy as np
 # The bridge's type codes (kompute_bridge.hpp ConstantType).
 TYPE_CODES = {np.dtype(np.float32): 0, np.dtype(np.int32): 1, np.dtype(np.uint32): 2,
               np.dtype(np.float64): 3}
+_DTYPES = {code: dtype for dtype, code in TYPE_CODES.items()}
 NO_VALID_DTYPE = "Kompute Python no valid dtype supported"
 
 
@@ -27,6 +28,10 @@ class TypedConstants(NamedTuple):
     @property
     def native_args(self):
         return self.data, self.count, self.type_code
+
+    def values(self) -> list:
+        """The constants as Python numbers."""
+        return self.data.view(_DTYPES[self.type_code]).tolist()
 
 
 def typed(call: str, **values) -> list[TypedConstants]:

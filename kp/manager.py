@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kp import arguments, constants, host_data
+from kp import arguments, constants, host_data, log
 from kp.algorithm import Algorithm
+from kp.legacy.manager import LegacyManager
 from kp.memory import Image, Tensor
 from kp.native import native as _native
 from kp.sequence import Sequence
@@ -16,13 +17,17 @@ from kp.sequence import Sequence
 _MAX_ELEMENTS = 2**32 - 1  # Kompute counts elements in a uint32_t
 
 
-class Manager:
+class Manager(LegacyManager):
     """``Manager()``: device 0 with one queue of its first compute family.
 
     ``Manager(device, family_queue_indices, desired_extensions)``: the device of that Vulkan
     index, with one queue per entry of ``family_queue_indices`` (a queue family index; repeat one
     for several queues of it), which ``sequence(queue_index)`` selects by position. Extensions
-    are accepted and not enabled: the device has the ones vkdispatch uses.
+    are accepted and not enabled: the device has the ones vkdispatch uses (the ``kp`` logger
+    says so).
+
+    Also has the methods of Kompute 0.4-0.6's Python API (``build_tensor``, ``eval_<operation>``
+    and the rest), documented as legacy.
     """
 
     __module__ = "kp"
@@ -35,8 +40,12 @@ class Manager:
                 isinstance(e, str) for e in desired_extensions):
             raise TypeError(f"{call}: desired_extensions must be a list of extension names "
                             f"(str), got {desired_extensions!r}")
+        log.refresh_native_threshold()  # the kp logger's level may have changed since
         self._native = _native.KpManager(index, families, list(desired_extensions))
+        log.logger.debug("kp.Manager: device %d with queues of families %s", index,
+                         families or "(the first compute family)")
         self._named_sequences = {}
+        self._uploads = None
 
     def destroy(self) -> None:
         """Destroys every sequence, algorithm and tensor it made that is still alive, then the
@@ -122,7 +131,7 @@ class Manager:
         native = self._native.algorithm([m._native for m in mem_objects],
                                         np.frombuffer(spirv, np.uint8), x, y, z,
                                         *spec.native_args, *push.native_args)
-        return Algorithm._wrap(native, mem_objects)
+        return Algorithm._wrap(native, mem_objects, spec.values())
 
     def list_devices(self) -> list[dict]:
         """The properties of every physical device, in Vulkan's order (the ``device`` index)."""
@@ -132,18 +141,3 @@ class Manager:
         """``device_name``, ``max_work_group_count``, ``max_work_group_invocations``,
         ``max_work_group_size`` and ``timestamps_supported`` of this manager's device."""
         return self._native.device_properties()
-
-    # The package overview of Kompute's early releases.
-
-    def build_tensor(self, data, tensor_type=None) -> Tensor:
-        """A float32 tensor (``tensor``'s old name)."""
-        return self.tensor(data, tensor_type)
-
-    def create_sequence(self, name="", queue_index=0, total_timestamps=0) -> Sequence:
-        """A sequence kept under ``name``: the same name gives the same sequence again."""
-        sequence = self._named_sequences.get(name) if name else None
-        if sequence is None or not sequence.is_init():
-            sequence = self.sequence(queue_index, total_timestamps)
-            if name:
-                self._named_sequences[name] = sequence
-        return sequence

@@ -75,7 +75,7 @@ class OpMult(OpAlgoDispatch):
         natives = _natives("OpMult", mem_objects)
         algorithm = _algorithm("OpMult", algorithm)
         self._set(_native.kp_mult(natives, algorithm._native), mem_objects, algorithm)
-        algorithm._mem_objects = list(mem_objects)
+        algorithm._rebuilt(list(mem_objects), [])  # the multiply shader has no constants
 
 
 # Kompute 0.8-0.9's names.

@@ -15,8 +15,8 @@ from __future__ import annotations
 import weakref
 
 from kp import arguments
-from kp.operations import OpAlgoDispatch, OpBase, OpCopy, OpSyncDevice, OpSyncLocal
-from kp.shader import Shader
+from kp.legacy.sequence import LegacySequence
+from kp.operations import OpBase
 
 WAIT_FOREVER = 2**64 - 1
 
@@ -28,8 +28,9 @@ def _operation(call: str, op) -> OpBase:
     return op
 
 
-class Sequence:
-    """Made by :meth:`kp.Manager.sequence`."""
+class Sequence(LegacySequence):
+    """Made by :meth:`kp.Manager.sequence`. Also has the methods of Kompute 0.4-0.6's Python API
+    (``begin``, ``end``, ``record_<operation>``), documented as legacy."""
 
     __module__ = "kp"
 
@@ -73,7 +74,16 @@ class Sequence:
         Does nothing when nothing is running."""
         limit = WAIT_FOREVER if timeout is None else arguments.uint32(
             "Sequence.eval_await", "timeout (nanoseconds)", timeout)
-        self._native.eval_await(limit)
+        return self._await(limit)
+
+    def _submit(self) -> Sequence:
+        """Submits what was recorded and returns (``eval_async()`` without an operation waits,
+        as Kompute's binding does)."""
+        self._native.eval_async()
+        return self
+
+    def _await(self, nanoseconds: int) -> Sequence:
+        self._native.eval_await(nanoseconds)
         return self
 
     def is_recording(self) -> bool:
@@ -102,32 +112,3 @@ class Sequence:
     def destroy(self) -> None:
         """Waits for the last submission, then frees the sequence."""
         self._native.destroy()
-
-    # The package overview of Kompute's early releases.
-
-    def begin(self) -> None:
-        """Starts recording (record() also starts it)."""
-        self._native.begin()
-
-    def end(self) -> None:
-        """Ends recording (eval() also ends it)."""
-        self._native.end()
-
-    def record_tensor_sync_device(self, tensors) -> Sequence:
-        return self.record(OpSyncDevice(tensors))
-
-    def record_tensor_sync_local(self, tensors) -> Sequence:
-        return self.record(OpSyncLocal(tensors))
-
-    def record_tensor_copy(self, tensors) -> Sequence:
-        return self.record(OpCopy(tensors))
-
-    def record_algo_data(self, tensors, spirv) -> Sequence:
-        """Records a dispatch of ``spirv`` (SPIR-V bytes, or GLSL source compiled here) over
-        ``tensors``, one workgroup per element of the first."""
-        manager = self._manager()
-        if manager is None:
-            raise RuntimeError("Sequence.record_algo_data: the sequence's kp.Manager is gone")
-        if isinstance(spirv, str):
-            spirv = Shader.compile_source(spirv)
-        return self.record(OpAlgoDispatch(manager.algorithm(tensors, spirv)))

@@ -40,14 +40,18 @@ class _ErrorRecords(logging.Handler):
 
 @pytest.fixture(autouse=True)
 def _fail_on_logged_errors():
-    """A test fails if the library logged an error (e.g. a validation message) during it."""
+    """A test fails if the library (vkdispatch or its kp layer) logged an error (e.g. a
+    validation message) during it."""
     handler = _ErrorRecords()
-    logger = logging.getLogger("vkdispatch")
-    logger.addHandler(handler)
+    loggers = [logging.getLogger("vkdispatch"), logging.getLogger("kp")]
+    for logger in loggers:
+        logger.addHandler(handler)
     yield handler
-    logger.removeHandler(handler)
-    messages = [r.getMessage() for r in handler.records if not getattr(r, "expected", False)]
-    assert not messages, "vkdispatch logged errors:\n" + "\n".join(messages)
+    for logger in loggers:
+        logger.removeHandler(handler)
+    messages = [f"{r.name}: {r.getMessage()}" for r in handler.records
+                if not getattr(r, "expected", False)]
+    assert not messages, "logged errors:\n" + "\n".join(messages)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,8 @@
 """The Python Kompute examples in examples/kompute/ run and compute what numpy computes."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from helpers import loaded_example
@@ -44,7 +46,19 @@ def test_logistic_regression_matches_numpy():
     assert np.mean(((x @ w[:2] + w[2]) > 0) == (y > 0.5)) > 0.9
 
 
-def test_package_overview():
-    out, copy = load("package_overview").run()
-    a, b = np.array([2, 2, 2]), np.array([1, 2, 3])
-    assert out == copy == (a * b + a).tolist()
+def overview_in_numpy():
+    """The package overview's ten rounds of t3 = t1 * t2, t1 = t3 + t2, in float32."""
+    t1, t2 = np.float32([2, 2, 2]), np.float32([1, 2, 3])
+    for _ in range(10):
+        t3 = t1 * t2
+        t1 = t3 + t2
+    return t1, t2, t3
+
+
+def test_package_overview_prints_kompute_numbers(capsys):
+    returned = load("package_overview").run()
+    expected = overview_in_numpy()
+    for data, values in zip(returned, expected):
+        np.testing.assert_array_equal(data, values)
+    printed = [float(v) for v in re.findall(r"[-+0-9.e]+", capsys.readouterr().out)]
+    np.testing.assert_allclose(printed, np.concatenate(expected), rtol=5e-5)

@@ -106,25 +106,3 @@ def test_objects_released_early_are_skipped_by_destroy(mgr):
     kept = tensors[0].data()
     mgr.destroy()
     assert not tensors[0].is_init() and kept[0] == 0.0
-
-
-def test_old_package_overview_names(mgr, rng):
-    x = random_array(rng, 16, np.float32)
-    tx, ty = mgr.build_tensor(x), mgr.build_tensor(np.zeros(16))
-    sequence = mgr.create_sequence("double")
-    assert mgr.create_sequence("double") is sequence
-    assert mgr.create_sequence("other") is not sequence
-    sequence.begin()
-    sequence.record_tensor_sync_device([tx])
-    sequence.record_algo_data([tx, ty], "#version 450\nlayout(local_size_x = 1) in;\n"
-                              "layout(binding = 0) buffer X { float x[]; };\n"
-                              "layout(binding = 1) buffer Y { float y[]; };\n"
-                              "void main() { uint i = gl_GlobalInvocationID.x; "
-                              "y[i] = 2.0 * x[i]; }")
-    sequence.record_tensor_sync_local([ty])
-    sequence.end()
-    sequence.eval()
-    np.testing.assert_array_equal(ty.data(), 2 * x)
-    tz = mgr.build_tensor(np.zeros(16))
-    mgr.create_sequence("copy").record_tensor_copy([ty, tz]).eval()
-    np.testing.assert_array_equal(tz.data(), 2 * x)

@@ -13,7 +13,7 @@ from typing import Any
 
 from vkdispatch.base import backend as backends
 from vkdispatch.base.device_info import DeviceInfo
-from vkdispatch.base.log import LogLevel, logger, native_threshold, python_level, set_log_level
+from vkdispatch.base.log import LogLevel, attach_native, logger, set_log_level
 from vkdispatch.errors import InvalidStateError
 
 __all__ = ["initialize", "is_initialized", "get_backend", "is_vulkan", "is_cuda", "is_opencl",
@@ -36,18 +36,6 @@ class _RuntimeSlot:
     current: Runtime | None = None
 
 
-def _native_level(python_logging_level: int) -> int:
-    """The native threshold that lets through what the Python logger would show."""
-    for level in LogLevel:
-        if python_level(level) >= python_logging_level:
-            return level.value
-    return LogLevel.ERROR.value
-
-
-def _forward_native_log(level: int, message: str) -> None:
-    logger.log(python_level(level), "%s", message)
-
-
 def _create(backend: str, debug_mode: bool, loader_debug_logs: bool) -> Runtime:
     if backend in ("cuda", "opencl"):
         raise backends.unavailable(backend)
@@ -56,9 +44,7 @@ def _create(backend: str, debug_mode: bool, loader_debug_logs: bool) -> Runtime:
         devices = [DeviceInfo.from_fields(backends.dummy_device_fields())]
         devices[0].backend_label = "Dummy"
         return Runtime(backend, None, None, devices)
-    native.set_log_handler(_forward_native_log)
-    native_threshold.setter = native.set_log_level
-    native.set_log_level(_native_level(logger.getEffectiveLevel()))
+    attach_native(native)
     if loader_debug_logs:
         os.environ["VK_LOADER_DEBUG"] = "all"
     instance = native.NativeInstance(debug_mode)

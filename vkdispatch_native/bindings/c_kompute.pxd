@@ -26,6 +26,7 @@ cdef extern from "kompute_bridge.hpp" namespace "kp" nogil:
         shared_ptr[Sequence] record(shared_ptr[OpBase] op) except +raiseNativeError
         shared_ptr[Sequence] eval() except +raiseNativeError
         shared_ptr[Sequence] eval(shared_ptr[OpBase] op) except +raiseNativeError
+        shared_ptr[Sequence] evalAsync() except +raiseNativeError
         shared_ptr[Sequence] evalAsync(shared_ptr[OpBase] op) except +raiseNativeError
         shared_ptr[Sequence] evalAwait(uint64_t timeout_ns) except +raiseNativeError
         void begin() except +raiseNativeError

@@ -141,12 +141,17 @@ cdef class KpSequence(_KpObject):
             self.gate.leave()
         _check_validation()
 
-    def eval_async(self, KpOperation op not None):
+    def eval_async(self, KpOperation op=None):
+        """Submits ``op`` alone (clearing what was recorded), or without one what was recorded."""
         self.check_live()
         self.gate.calls += 1
         try:
-            with nogil:
-                self.ptr.get().evalAsync(op.ptr)
+            if op is None:
+                with nogil:
+                    self.ptr.get().evalAsync()
+            else:
+                with nogil:
+                    self.ptr.get().evalAsync(op.ptr)
         finally:
             self.gate.leave()
         _check_validation()
