@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "kompute/Memory.hpp"
+#include "kompute/Tensor.hpp"
+#include "kompute/TensorList.hpp"
 
 namespace kp {
 
@@ -42,6 +44,14 @@ public:
         build(mem_objects, spirv, workgroup, bytesOf(specialization_constants), sizeof(S),
               bytesOf(push_constants));
     }
+    /// rebuild() over Kompute 0.9's list of tensors (see TensorList.hpp).
+    template <typename S = float, typename P = float, typename List, IfTypedList<List> = 0>
+    void rebuild(const List& tensors, const std::vector<uint32_t>& spirv,
+                 const Workgroup& workgroup = {}, const std::vector<S>& specialization_constants = {},
+                 const std::vector<P>& push_constants = {}) {
+        rebuild<S, P>(memoryList(tensors), spirv, workgroup, specialization_constants,
+                      push_constants);
+    }
 
     bool isInit() const noexcept;
     /// Whether it was made by the Manager of `runtime` (false after destroy()).
@@ -68,6 +78,9 @@ public:
     const std::vector<std::shared_ptr<Memory>>& getMemObjects() const noexcept {
         return m_mem_objects;
     }
+    /// Kompute 0.9's name: the memory objects as tensors. Throws std::runtime_error naming the
+    /// first one that is an image (getMemObjects() returns those too).
+    std::vector<std::shared_ptr<Tensor>> getTensors() const;
 
     /// Binds the pipeline and its descriptor set.
     void recordBindCore(const vk::CommandBuffer& cb);

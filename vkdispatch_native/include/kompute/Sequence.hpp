@@ -20,6 +20,7 @@
 
 #include "kompute/Algorithm.hpp"
 #include "kompute/Memory.hpp"
+#include "kompute/TensorList.hpp"
 #include "kompute/operations/OpBase.hpp"
 
 namespace kp {
@@ -40,6 +41,11 @@ public:
                                      Args&&... args) {
         return record(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
     }
+    /// The same over Kompute 0.9's list of tensors, given to T as it is (see TensorList.hpp).
+    template <typename T, typename List, typename... Args>
+    IfTypedList<List, std::shared_ptr<Sequence>> record(const List& tensors, Args&&... args) {
+        return record(std::make_shared<T>(tensors, std::forward<Args>(args)...));
+    }
     template <typename T, typename... Args>
     std::shared_ptr<Sequence> record(const std::shared_ptr<Algorithm>& algorithm, Args&&... args) {
         return record(std::make_shared<T>(algorithm, std::forward<Args>(args)...));
@@ -54,6 +60,11 @@ public:
                                    Args&&... args) {
         return eval(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
     }
+    /// The same over Kompute 0.9's list of tensors, given to T as it is (see TensorList.hpp).
+    template <typename T, typename List, typename... Args>
+    IfTypedList<List, std::shared_ptr<Sequence>> eval(const List& tensors, Args&&... args) {
+        return eval(std::make_shared<T>(tensors, std::forward<Args>(args)...));
+    }
     template <typename T, typename... Args>
     std::shared_ptr<Sequence> eval(const std::shared_ptr<Algorithm>& algorithm, Args&&... args) {
         return eval(std::make_shared<T>(algorithm, std::forward<Args>(args)...));
@@ -66,6 +77,11 @@ public:
     std::shared_ptr<Sequence> evalAsync(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                                         Args&&... args) {
         return evalAsync(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    }
+    /// The same over Kompute 0.9's list of tensors, given to T as it is (see TensorList.hpp).
+    template <typename T, typename List, typename... Args>
+    IfTypedList<List, std::shared_ptr<Sequence>> evalAsync(const List& tensors, Args&&... args) {
+        return evalAsync(std::make_shared<T>(tensors, std::forward<Args>(args)...));
     }
     template <typename T, typename... Args>
     std::shared_ptr<Sequence> evalAsync(const std::shared_ptr<Algorithm>& algorithm,

@@ -146,6 +146,20 @@ void Algorithm::setPushConstants(const void* data, uint32_t count, uint32_t elem
     if (bytes > 0) std::memcpy(m_push.data(), data, bytes);
 }
 
+std::vector<std::shared_ptr<Tensor>> Algorithm::getTensors() const {
+    std::vector<std::shared_ptr<Tensor>> tensors;
+    for (size_t i = 0; i < m_mem_objects.size(); ++i) {
+        auto tensor = std::dynamic_pointer_cast<Tensor>(m_mem_objects[i]);
+        if (!tensor)
+            throw std::runtime_error("Kompute Algorithm getTensors: memory object " +
+                                     std::to_string(i) + " of " +
+                                     std::to_string(m_mem_objects.size()) +
+                                     " is an image, not a tensor; use getMemObjects()");
+        tensors.push_back(std::move(tensor));
+    }
+    return tensors;
+}
+
 void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                       const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
                       std::vector<uint8_t> specialization, uint32_t specialization_size,
