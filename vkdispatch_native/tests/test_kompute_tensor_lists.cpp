@@ -1,7 +1,7 @@
-// Kompute 0.9's tensor lists (std::vector<std::shared_ptr<kp::Tensor>>, and lists of any other
-// Memory subclass) given to the operations, Manager::algorithm, Algorithm::rebuild and
-// Sequence::record / eval / evalAsync, and Algorithm::getTensors, against host computations on
-// random data.
+// Kompute 0.9's API: tensor lists (std::vector<std::shared_ptr<kp::Tensor>>, and lists of any
+// other Memory subclass) given to the operations, Manager::algorithm, Algorithm::rebuild and
+// Sequence::record / eval / evalAsync, Algorithm::getTensors, and TensorT<T>::dataType()
+// specialised for a user struct, against host computations on random data.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -56,9 +56,25 @@ private:
     float m_factor;
 };
 
+// A user struct in a tensor, which Kompute 0.9 programs declare by specialising
+// TensorT<T>::dataType() (below, at namespace scope as C++ requires).
+struct Particle {
+    float mass;
+    uint32_t id;
+    int32_t charge;
+    bool operator==(const Particle& other) const {
+        return mass == other.mass && id == other.id && charge == other.charge;
+    }
+};
+
 #define KP_REQUIRE_DEVICE() VKD_REQUIRE_DEVICE()
 
 }  // namespace
+
+template <>
+kp::Tensor::TensorDataTypes kp::TensorT<Particle>::dataType() {
+    return Tensor::TensorDataTypes::eCustom;
+}
 
 class KomputeTensorLists : public ::testing::Test {
 protected:
@@ -93,7 +109,7 @@ TEST_F(KomputeTensorLists, OpMultCopyAndAsyncEvaluationTakeTensorLists) {
     auto sequence = mgr.sequence();
     sequence->eval<kp::OpTensorSyncDevice>(ops.tensors)
         ->eval<kp::OpMult>(ops.tensors, mgr.algorithm())
-        ->evalAsync<kp::OpTensorSyncLocal>(ops.tensors)
+        ->evalAsync<kp::OpTensorSyncLocal>({ops.tensors})  // a list in braces, as 0.9 allowed
         ->evalAwait();
     const auto product = ops.out();
     for (size_t i = 0; i < ops.x.size(); ++i) EXPECT_EQ(product[i], ops.x[i] * ops.y[i]) << i;
@@ -148,4 +164,21 @@ TEST_F(KomputeTensorLists, UserOperationsReceiveTheListAsGiven) {
         EXPECT_EQ(a[i], -2.0f * ops.x[i]) << i;
         EXPECT_EQ(b[i], -2.0f * ops.y[i]) << i;
     }
+}
+
+TEST_F(KomputeTensorLists, TensorTDataTypeSpecialisedForAUserStructRoundTrips) {
+    KP_REQUIRE_DEVICE();
+    kp::Manager mgr;
+    const auto masses = randomFloats(6, 6);
+    std::vector<Particle> particles;
+    for (size_t i = 0; i < masses.size(); ++i)
+        particles.push_back({masses[i], uint32_t(1000 + 7 * i), int32_t(i) - 3});
+    auto tensor = mgr.tensorT<Particle>(particles);
+    EXPECT_EQ(tensor->dataType(), kp::Tensor::TensorDataTypes::eCustom);
+    EXPECT_EQ(tensor->dataTypeMemorySize(), sizeof(Particle));
+    auto sequence = mgr.sequence();
+    sequence->eval<kp::OpTensorSyncDevice>(TensorList{tensor});
+    tensor->setData(std::vector<Particle>(particles.size(), Particle{0.0f, 0, 0}));
+    sequence->eval<kp::OpTensorSyncLocal>(TensorList{tensor});
+    EXPECT_EQ(tensor->vector(), particles);
 }

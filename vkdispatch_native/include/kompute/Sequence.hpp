@@ -37,9 +37,8 @@ public:
 
     std::shared_ptr<Sequence> record(std::shared_ptr<OpBase> op);
     template <typename T, typename... Args>
-    std::shared_ptr<Sequence> record(const std::vector<std::shared_ptr<Memory>>& mem_objects,
-                                     Args&&... args) {
-        return record(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    std::shared_ptr<Sequence> record(const MemoryObjects& mem_objects, Args&&... args) {
+        return record(std::make_shared<T>(mem_objects.list(), std::forward<Args>(args)...));
     }
     /// The same over Kompute 0.9's list of tensors, given to T as it is (see TensorList.hpp).
     template <typename T, typename List, typename... Args>
@@ -56,9 +55,8 @@ public:
     /// clear(), record(op), eval().
     std::shared_ptr<Sequence> eval(std::shared_ptr<OpBase> op);
     template <typename T, typename... Args>
-    std::shared_ptr<Sequence> eval(const std::vector<std::shared_ptr<Memory>>& mem_objects,
-                                   Args&&... args) {
-        return eval(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    std::shared_ptr<Sequence> eval(const MemoryObjects& mem_objects, Args&&... args) {
+        return eval(std::make_shared<T>(mem_objects.list(), std::forward<Args>(args)...));
     }
     /// The same over Kompute 0.9's list of tensors, given to T as it is (see TensorList.hpp).
     template <typename T, typename List, typename... Args>
@@ -74,9 +72,8 @@ public:
     std::shared_ptr<Sequence> evalAsync();
     std::shared_ptr<Sequence> evalAsync(std::shared_ptr<OpBase> op);
     template <typename T, typename... Args>
-    std::shared_ptr<Sequence> evalAsync(const std::vector<std::shared_ptr<Memory>>& mem_objects,
-                                        Args&&... args) {
-        return evalAsync(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    std::shared_ptr<Sequence> evalAsync(const MemoryObjects& mem_objects, Args&&... args) {
+        return evalAsync(std::make_shared<T>(mem_objects.list(), std::forward<Args>(args)...));
     }
     /// The same over Kompute 0.9's list of tensors, given to T as it is (see TensorList.hpp).
     template <typename T, typename List, typename... Args>
