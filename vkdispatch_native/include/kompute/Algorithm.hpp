@@ -82,7 +82,11 @@ public:
     /// first one that is an image (getMemObjects() returns those too).
     std::vector<std::shared_ptr<Tensor>> getTensors() const;
 
-    /// Binds the pipeline and its descriptor set.
+    /// Throws vkdispatch::InvalidArgumentError naming push_consts when the push constants are
+    /// fewer bytes than the shader's push-constant block (it would read bytes nobody set).
+    /// Kompute makes such an algorithm, so the check waits until a dispatch is recorded.
+    void checkPushConstants() const;
+    /// Binds the pipeline and its descriptor set (checkPushConstants() first).
     void recordBindCore(const vk::CommandBuffer& cb);
     /// Pushes the current push constants (nothing when there are none).
     void recordBindPush(const vk::CommandBuffer& cb);
@@ -135,6 +139,7 @@ private:
     Workgroup m_workgroup{1, 1, 1};
     std::vector<uint8_t> m_specialization;
     std::vector<uint8_t> m_push;
+    uint32_t m_declared_push = 0;  // bytes of the shader's push-constant block, 0 if unknown
     std::unique_ptr<Pipeline> m_pipeline;  // null when not built
     uint64_t m_build_id = 0;                // see buildId()
 };

@@ -1,5 +1,6 @@
 #include "kompute/Algorithm.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <stdexcept>
@@ -173,21 +174,22 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
     if (builds) {
         const auto& info = m_runtime->device().info();
         detail::checkSpirv(spirv, info.version_major > 1 ? UINT32_MAX : info.version_minor);
-        const auto declared = detail::declaredPushConstantBytes(spirv);
-        if (declared && *declared > push.size())
-            throw vkdispatch::InvalidArgumentError(
-                "push_consts: the shader declares " + std::to_string(*declared) +
-                " bytes of push constants, got " + std::to_string(push.size()) +
-                " (the shader would read bytes nobody set)");
         checkBindings(mem_objects, spirv, m_runtime);
     }
+    // Fewer push-constant bytes than the shader declares are refused when a dispatch is
+    // recorded (checkPushConstants), not here: Kompute makes such an algorithm, and its
+    // programs may replace the values before they dispatch. The layout covers the whole block.
+    const uint32_t declared =
+        builds ? detail::declaredPushConstantBytes(spirv).value_or(0) : 0;
+    const auto push_range = std::max(static_cast<uint32_t>(push.size()), declared);
     auto pipeline = builds ? createPipeline(mem_objects, spirv, specialization,
-                                            specialization_size, static_cast<uint32_t>(push.size()))
+                                            specialization_size, push_range)
                            : nullptr;
     releasePipeline();
     m_mem_objects = mem_objects;
     m_specialization = std::move(specialization);
     m_push = std::move(push);
+    m_declared_push = declared;
     m_workgroup = counts;
     m_pipeline = std::move(pipeline);
     if (m_pipeline) m_build_id = ++g_builds;
@@ -242,8 +244,17 @@ std::runtime_error notBuilt() {
 }
 }  // namespace
 
+void Algorithm::checkPushConstants() const {
+    if (m_push.size() < m_declared_push)
+        throw vkdispatch::InvalidArgumentError(
+            "push_consts: the shader declares " + std::to_string(m_declared_push) +
+            " bytes of push constants, got " + std::to_string(m_push.size()) +
+            " (the shader would read bytes nobody set)");
+}
+
 void Algorithm::recordBindCore(const vk::CommandBuffer& cb) {
     if (!m_pipeline) throw notBuilt();
+    checkPushConstants();
     const auto& objects = m_pipeline->plan->forQueue(0);
     cb.bindPipeline(vk::PipelineBindPoint::eCompute, vk::Pipeline(objects.pipeline.get()));
     cb.bindDescriptorSets(vk::PipelineBindPoint::eCompute,
