@@ -81,7 +81,7 @@ inline std::shared_ptr<Algorithm> algorithm(Manager& manager, const MemoryList& 
     const std::vector<uint32_t> words =
         spirv_bytes == 0 ? std::vector<uint32_t>{}
                          : vkdispatch::spirvFromBytes(spirv, spirv_bytes, "kp.Algorithm");
-    return withConstantType(specialization.type, [&](auto s) {
+    auto made = withConstantType(specialization.type, [&](auto s) {
         return withConstantType(push.type, [&](auto p) {
             using S = decltype(s);
             using P = decltype(p);
@@ -89,6 +89,10 @@ inline std::shared_ptr<Algorithm> algorithm(Manager& manager, const MemoryList& 
                                            valuesOf<S>(specialization), valuesOf<P>(push));
         });
     });
+    // The Python module refuses too few push constants when the algorithm is made (C++ waits
+    // for the dispatch, as Kompute's C++ programs may replace them first).
+    made->checkPushConstants();
+    return made;
 }
 
 inline std::shared_ptr<OpBase> opSyncDevice(const MemoryList& mem_objects) {

@@ -18,6 +18,28 @@ inline std::vector<float> randomFloats(size_t n, unsigned seed, float low = -8.0
     return out;
 }
 
+/// `n` integers uniform in [-100, 100] as T, reproducible from `seed`.
+template <typename T>
+std::vector<T> randomValues(size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> values(-100, 100);
+    std::vector<T> out(n);
+    for (auto& v : out) v = static_cast<T>(values(rng));
+    return out;
+}
+
+/// out[x + y * width] = 2 * image(x, y) + 1: a shader reading a 1-channel float image, one
+/// workgroup per texel.
+inline const char* const kReadImage = R"(#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0, r32f) uniform readonly image2D source;
+layout(set = 0, binding = 1) buffer O { float o[]; };
+void main() {
+    ivec2 p = ivec2(gl_WorkGroupID.xy);
+    o[p.x + p.y * gl_NumWorkGroups.x] = 2.0 * imageLoad(source, p).r + 1.0;
+}
+)";
+
 /// Records into `sequence` the upload of `input`, a dispatch of `algorithm` and the download of
 /// `output`, then runs it.
 inline void uploadDispatchDownload(kp::Sequence& sequence,

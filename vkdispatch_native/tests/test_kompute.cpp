@@ -301,6 +301,21 @@ TEST_F(Kompute, ManagerErrorsAndDestroy) {
     EXPECT_THROW(mgr.sequence(), std::runtime_error);
 }
 
+TEST_F(Kompute, GetVkInstanceIsASharedVulkanHppInstanceThatOutlivesDestroy) {
+    KP_REQUIRE_DEVICE();
+    kp::Manager mgr;
+    std::shared_ptr<vk::Instance> instance = mgr.getVkInstance();
+    ASSERT_TRUE(instance && *instance);
+    const auto devices = instance->enumeratePhysicalDevices();
+    ASSERT_EQ(devices.size(), mgr.listDevices().size());
+    EXPECT_EQ(devices.front().getProperties().deviceID, mgr.getDeviceProperties().deviceID);
+    mgr.destroy();
+    // The pointer holds the instance, as Kompute's does for as long as its Manager lives.
+    EXPECT_EQ(instance->enumeratePhysicalDevices().size(), devices.size());
+    EXPECT_EQ(messageOf([&] { mgr.getVkInstance(); }),
+              "Kompute Manager device is null: its Manager was destroyed");
+}
+
 TEST_F(Kompute, SharedHostViewOutlivesDestroy) {
     KP_REQUIRE_DEVICE();
     kp::Manager mgr;

@@ -5,38 +5,20 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "compute_helpers.hpp"
 #include "kompute/Kompute.hpp"
+#include "kompute_helpers.hpp"
 #include "vkdispatch/log.hpp"
 
 namespace {
 
 using kp::Memory;
+using vkdispatch::test::kReadImage;
 using vkdispatch::test::messageOf;
-
-template <typename T>
-std::vector<T> randomValues(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> values(-100, 100);
-    std::vector<T> out(n);
-    for (auto& v : out) v = static_cast<T>(values(rng));
-    return out;
-}
-
-// out[x + y * width] = 2 * image(x, y) + 1: a shader reading a float image.
-const char* kReadImage = R"(#version 450
-layout(local_size_x = 1) in;
-layout(set = 0, binding = 0, r32f) uniform readonly image2D source;
-layout(set = 0, binding = 1) buffer O { float o[]; };
-void main() {
-    ivec2 p = ivec2(gl_WorkGroupID.xy);
-    o[p.x + p.y * gl_NumWorkGroups.x] = 2.0 * imageLoad(source, p).r + 1.0;
-}
-)";
+using vkdispatch::test::randomValues;
 
 // image(x, y) = (x, y, x * y, 7): a shader writing a 4-channel int image.
 const char* kWriteImage = R"(#version 450
@@ -183,9 +165,13 @@ TEST_F(KomputeImages, KomputesConstructorErrorsInItsOrder) {
               "Kompute Image data is smaller than the requested image size");
     EXPECT_EQ(messageOf([&] { mgr.image(std::vector<float>(27), 3, 3, 3); }),
               "Kompute Images can only have up to 1, 2 or 4 channels");
-    EXPECT_NE(messageOf([&] {
+    EXPECT_EQ(messageOf([&] {
                   mgr.image(nine.data(), 9, 3, 3, 1, kp::Memory::DataTypes::eCustom);
-              }).find("no format for data type eCustom"),
+              }),
+              "Custom data types are not supported for Kompute Images");
+    EXPECT_NE(messageOf([&] {
+                  mgr.image(nine.data(), 9, 3, 3, 1, kp::Memory::DataTypes::eDouble);
+              }).find("no format for data type eDouble"),
               std::string::npos);
     auto image = mgr.image(nine, 3, 3, 1);
     EXPECT_EQ(image->getX(), 3u);

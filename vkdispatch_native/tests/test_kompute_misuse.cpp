@@ -2,7 +2,8 @@
 // objects destroyed (or an algorithm rebuilt) after a sequence recorded them, destroy() while a
 // submission runs, workgroup counts above the device's limits, and malformed SPIR-V. Each is
 // refused with an exception naming what is wrong, and the manager stays usable; so are memory
-// objects an algorithm cannot bind (another kind than the shader declares, another Manager).
+// objects an algorithm cannot bind (another kind than the shader declares, another Manager) and
+// dispatches with fewer push-constant bytes than the shader reads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -51,6 +52,15 @@ void main() {
     for (int k = 0; k < )" + std::to_string(kSlowSteps) + R"(; ++k) v = v * 0.999 + 0.001;
     y[i] = v;
 }
+)";
+
+// y[i] = x[i] + (a, b, c)[i % 3], the three from push constants.
+const char* kPushAdd = R"(#version 450
+layout(local_size_x = 1) in;
+layout(push_constant) uniform Push { float a; float b; float c; };
+layout(set = 0, binding = 0) buffer X { float x[]; };
+layout(set = 0, binding = 1) buffer Y { float y[]; };
+void main() { uint i = gl_GlobalInvocationID.x; y[i] = x[i] + vec3(a, b, c)[i % 3]; }
 )";
 
 bool contains(const std::string& text, const std::string& part) {
@@ -326,4 +336,30 @@ TEST_F(KomputeMisuse, MemoryObjectsOfTheWrongKindOrManagerOrCountAreRefusedByAlg
         ->record<kp::OpSyncLocal>({ty})
         ->eval();
     EXPECT_EQ(ty->vector()[0], 1.0f);
+}
+
+TEST_F(KomputeMisuse, TooFewPushConstantsAreMadeAsInKomputeButRefusedWhenDispatched) {
+    VKD_REQUIRE_DEVICE();
+    kp::Manager mgr;
+    const auto x = randomFloats(9, 31);
+    const auto push = randomFloats(3, 32);
+    auto in = mgr.tensor(x);
+    auto out = mgr.tensor(std::vector<float>(x.size()));
+    const auto spirv = kp::Shader::compileSource(kPushAdd);
+    auto short_push = mgr.algorithm({in, out}, spirv, {}, std::vector<float>{},
+                                    std::vector<float>{push[0]});
+    const std::string refused =
+        "push_consts: the shader declares 12 bytes of push constants, got 4 (the shader would "
+        "read bytes nobody set)";
+    EXPECT_EQ(messageOf([&] { mgr.sequence()->record<kp::OpAlgoDispatch>(short_push); }),
+              refused);
+    EXPECT_THROW(short_push->checkPushConstants(), vkdispatch::InvalidArgumentError);
+    EXPECT_EQ(messageOf([&] { mgr.sequence()->record<kp::OpAlgoDispatch>(short_push, push); }),
+              "Kompute Algorithm push constant total memory size provided is 12 but expected 4 "
+              "bytes");
+
+    auto full = mgr.algorithm({in, out}, spirv, {}, std::vector<float>{}, push);
+    uploadDispatchDownload(*mgr.sequence(), full, in, out);
+    const auto result = out->vector();
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(result[i], x[i] + push[i % 3]) << i;
 }

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "kompute/Memory.hpp"
+#include "kompute/Tensor.hpp"
+#include "kompute/TensorList.hpp"
 
 namespace kp {
 
@@ -42,6 +44,14 @@ public:
         build(mem_objects, spirv, workgroup, bytesOf(specialization_constants), sizeof(S),
               bytesOf(push_constants));
     }
+    /// rebuild() over Kompute 0.9's list of tensors (see TensorList.hpp).
+    template <typename S = float, typename P = float, typename List, IfTypedList<List> = 0>
+    void rebuild(const List& tensors, const std::vector<uint32_t>& spirv,
+                 const Workgroup& workgroup = {}, const std::vector<S>& specialization_constants = {},
+                 const std::vector<P>& push_constants = {}) {
+        rebuild<S, P>(memoryList(tensors), spirv, workgroup, specialization_constants,
+                      push_constants);
+    }
 
     bool isInit() const noexcept;
     /// Whether it was made by the Manager of `runtime` (false after destroy()).
@@ -68,8 +78,15 @@ public:
     const std::vector<std::shared_ptr<Memory>>& getMemObjects() const noexcept {
         return m_mem_objects;
     }
+    /// Kompute 0.9's name: the memory objects as tensors. Throws std::runtime_error naming the
+    /// first one that is an image (getMemObjects() returns those too).
+    std::vector<std::shared_ptr<Tensor>> getTensors() const;
 
-    /// Binds the pipeline and its descriptor set.
+    /// Throws vkdispatch::InvalidArgumentError naming push_consts when the push constants are
+    /// fewer bytes than the shader's push-constant block (it would read bytes nobody set).
+    /// Kompute makes such an algorithm, so the check waits until a dispatch is recorded.
+    void checkPushConstants() const;
+    /// Binds the pipeline and its descriptor set (checkPushConstants() first).
     void recordBindCore(const vk::CommandBuffer& cb);
     /// Pushes the current push constants (nothing when there are none).
     void recordBindPush(const vk::CommandBuffer& cb);
@@ -122,6 +139,7 @@ private:
     Workgroup m_workgroup{1, 1, 1};
     std::vector<uint8_t> m_specialization;
     std::vector<uint8_t> m_push;
+    uint32_t m_declared_push = 0;  // bytes of the shader's push-constant block, 0 if unknown
     std::unique_ptr<Pipeline> m_pipeline;  // null when not built
     uint64_t m_build_id = 0;                // see buildId()
 };

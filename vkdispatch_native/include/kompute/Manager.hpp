@@ -65,29 +65,70 @@ public:
         return tensor(nullptr, count, element_size, data_type, type);
     }
 
+    /// Images of `data` (at least width * height * num_channels values; extra ones are ignored)
+    /// or, without data, of zeros. Without a tiling, Kompute's: linear for eHost and
+    /// eDeviceAndHost, optimal for the others (see Image for the errors).
+    template <typename T>
+    std::shared_ptr<ImageT<T>> imageT(const std::vector<T>& data, uint32_t width, uint32_t height,
+                                      uint32_t num_channels, vk::ImageTiling tiling,
+                                      Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return track(std::make_shared<ImageT<T>>(runtime("Image"), data, width, height,
+                                                 num_channels, tiling, type));
+    }
     template <typename T>
     std::shared_ptr<ImageT<T>> imageT(const std::vector<T>& data, uint32_t width, uint32_t height,
                                       uint32_t num_channels,
                                       Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
-        return track(std::make_shared<ImageT<T>>(runtime("Image"), data, width, height,
-                                                 num_channels, type));
+        return imageT<T>(data, width, height, num_channels, Image::defaultTiling(type), type);
     }
-    /// An image of zeros.
+    template <typename T>
+    std::shared_ptr<ImageT<T>> imageT(uint32_t width, uint32_t height, uint32_t num_channels,
+                                      vk::ImageTiling tiling,
+                                      Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return imageT<T>(std::vector<T>{}, width, height, num_channels, tiling, type);
+    }
     template <typename T>
     std::shared_ptr<ImageT<T>> imageT(uint32_t width, uint32_t height, uint32_t num_channels,
                                       Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
-        return imageT<T>(std::vector<T>{}, width, height, num_channels, type);
+        return imageT<T>(width, height, num_channels, Image::defaultTiling(type), type);
+    }
+    std::shared_ptr<ImageT<float>> image(const std::vector<float>& data, uint32_t width,
+                                         uint32_t height, uint32_t num_channels,
+                                         vk::ImageTiling tiling,
+                                         Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return imageT<float>(data, width, height, num_channels, tiling, type);
     }
     std::shared_ptr<ImageT<float>> image(const std::vector<float>& data, uint32_t width,
                                          uint32_t height, uint32_t num_channels,
                                          Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
         return imageT<float>(data, width, height, num_channels, type);
     }
+    std::shared_ptr<ImageT<float>> image(uint32_t width, uint32_t height, uint32_t num_channels,
+                                         vk::ImageTiling tiling,
+                                         Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return imageT<float>(width, height, num_channels, tiling, type);
+    }
+    std::shared_ptr<ImageT<float>> image(uint32_t width, uint32_t height, uint32_t num_channels,
+                                         Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return imageT<float>(width, height, num_channels, type);
+    }
     /// `data_count` elements of `data_type` from `data` (null: zeros).
     std::shared_ptr<Image> image(const void* data, size_t data_count, uint32_t width,
                                  uint32_t height, uint32_t num_channels,
-                                 const Memory::DataTypes& data_type,
+                                 const Memory::DataTypes& data_type, vk::ImageTiling tiling,
                                  Memory::MemoryTypes type = Memory::MemoryTypes::eDevice);
+    std::shared_ptr<Image> image(const void* data, size_t data_count, uint32_t width,
+                                 uint32_t height, uint32_t num_channels,
+                                 const Memory::DataTypes& data_type,
+                                 Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return image(data, data_count, width, height, num_channels, data_type,
+                     Image::defaultTiling(type), type);
+    }
+    std::shared_ptr<Image> image(uint32_t width, uint32_t height, uint32_t num_channels,
+                                 const Memory::DataTypes& data_type, vk::ImageTiling tiling,
+                                 Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
+        return image(nullptr, 0, width, height, num_channels, data_type, tiling, type);
+    }
     std::shared_ptr<Image> image(uint32_t width, uint32_t height, uint32_t num_channels,
                                  const Memory::DataTypes& data_type,
                                  Memory::MemoryTypes type = Memory::MemoryTypes::eDevice) {
@@ -106,6 +147,16 @@ public:
         if (m_manage_resources) m_algorithms.push_back(made);
         return made;
     }
+    /// algorithm() over Kompute 0.9's list of tensors (see TensorList.hpp).
+    template <typename S = float, typename P = float, typename List, IfTypedList<List> = 0>
+    std::shared_ptr<Algorithm> algorithm(const List& tensors,
+                                         const std::vector<uint32_t>& spirv = {},
+                                         const Workgroup& workgroup = {},
+                                         const std::vector<S>& specialization_constants = {},
+                                         const std::vector<P>& push_constants = {}) {
+        return algorithm<S, P>(memoryList(tensors), spirv, workgroup, specialization_constants,
+                               push_constants);
+    }
 
     /// Destroys every object it made that is still alive, then releases the device (objects
     /// held elsewhere keep it until they go). A second call does nothing.
@@ -115,7 +166,8 @@ public:
 
     vk::PhysicalDeviceProperties getDeviceProperties() const;
     std::vector<vk::PhysicalDevice> listDevices() const;
-    VkInstance getVkInstance() const;
+    /// The instance, as Kompute returns it; the pointer keeps it alive while held.
+    std::shared_ptr<vk::Instance> getVkInstance() const;
 
 private:
     /// The device, or Kompute's "Kompute <object> device is null" after destroy().

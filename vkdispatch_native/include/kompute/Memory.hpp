@@ -137,6 +137,8 @@ constexpr Memory::DataTypes Memory::dataType() {
 
 /// Kompute's name of a data type ("eFloat", ...), as its error messages spell it.
 std::string toString(Memory::DataTypes type);
+/// Kompute's name of a memory type ("eDevice", ...).
+std::string toString(Memory::MemoryTypes type);
 /// Bytes of one element of a built-in data type (0 for eCustom).
 uint32_t elementSize(Memory::DataTypes type) noexcept;
 

@@ -20,6 +20,7 @@
 
 #include "kompute/Algorithm.hpp"
 #include "kompute/Memory.hpp"
+#include "kompute/TensorList.hpp"
 #include "kompute/operations/OpBase.hpp"
 
 namespace kp {
@@ -36,9 +37,13 @@ public:
 
     std::shared_ptr<Sequence> record(std::shared_ptr<OpBase> op);
     template <typename T, typename... Args>
-    std::shared_ptr<Sequence> record(const std::vector<std::shared_ptr<Memory>>& mem_objects,
-                                     Args&&... args) {
-        return record(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    std::shared_ptr<Sequence> record(const MemoryObjects& mem_objects, Args&&... args) {
+        return record(std::make_shared<T>(mem_objects.list(), std::forward<Args>(args)...));
+    }
+    /// The same over Kompute 0.9's list of tensors, given to T as it is (see TensorList.hpp).
+    template <typename T, typename List, typename... Args>
+    IfTypedList<List, std::shared_ptr<Sequence>> record(const List& tensors, Args&&... args) {
+        return record(std::make_shared<T>(tensors, std::forward<Args>(args)...));
     }
     template <typename T, typename... Args>
     std::shared_ptr<Sequence> record(const std::shared_ptr<Algorithm>& algorithm, Args&&... args) {
@@ -50,9 +55,13 @@ public:
     /// clear(), record(op), eval().
     std::shared_ptr<Sequence> eval(std::shared_ptr<OpBase> op);
     template <typename T, typename... Args>
-    std::shared_ptr<Sequence> eval(const std::vector<std::shared_ptr<Memory>>& mem_objects,
-                                   Args&&... args) {
-        return eval(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    std::shared_ptr<Sequence> eval(const MemoryObjects& mem_objects, Args&&... args) {
+        return eval(std::make_shared<T>(mem_objects.list(), std::forward<Args>(args)...));
+    }
+    /// The same over Kompute 0.9's list of tensors, given to T as it is (see TensorList.hpp).
+    template <typename T, typename List, typename... Args>
+    IfTypedList<List, std::shared_ptr<Sequence>> eval(const List& tensors, Args&&... args) {
+        return eval(std::make_shared<T>(tensors, std::forward<Args>(args)...));
     }
     template <typename T, typename... Args>
     std::shared_ptr<Sequence> eval(const std::shared_ptr<Algorithm>& algorithm, Args&&... args) {
@@ -63,9 +72,13 @@ public:
     std::shared_ptr<Sequence> evalAsync();
     std::shared_ptr<Sequence> evalAsync(std::shared_ptr<OpBase> op);
     template <typename T, typename... Args>
-    std::shared_ptr<Sequence> evalAsync(const std::vector<std::shared_ptr<Memory>>& mem_objects,
-                                        Args&&... args) {
-        return evalAsync(std::make_shared<T>(mem_objects, std::forward<Args>(args)...));
+    std::shared_ptr<Sequence> evalAsync(const MemoryObjects& mem_objects, Args&&... args) {
+        return evalAsync(std::make_shared<T>(mem_objects.list(), std::forward<Args>(args)...));
+    }
+    /// The same over Kompute 0.9's list of tensors, given to T as it is (see TensorList.hpp).
+    template <typename T, typename List, typename... Args>
+    IfTypedList<List, std::shared_ptr<Sequence>> evalAsync(const List& tensors, Args&&... args) {
+        return evalAsync(std::make_shared<T>(tensors, std::forward<Args>(args)...));
     }
     template <typename T, typename... Args>
     std::shared_ptr<Sequence> evalAsync(const std::shared_ptr<Algorithm>& algorithm,

@@ -58,6 +58,13 @@ public:
     T* data() { return Memory::data<T>(); }
     std::vector<T> vector() { return Memory::vector<T>(); }
     T& operator[](size_t index) { return data()[index]; }
+
+    /// Kompute 0.9 declared the data type here, and its programs specialise this member for
+    /// their own structs (`template<> kp::Tensor::TensorDataTypes kp::TensorT<S>::dataType()`).
+    /// Such a specialisation compiles and is what this call returns; the tensor itself takes its
+    /// type from Memory::dataType<T>(), which is eCustom for every type that is not built in.
+    DataTypes dataType() { return Memory::dataType(); }
+    using Memory::dataType;  // the const accessor, and Memory::dataType<T>()
 };
 
 }  // namespace kp

@@ -14,6 +14,8 @@ enum class LogLevel : int { Verbose = 0, Info = 1, Warning = 2, Error = 3 };
 using LogSink = void (*)(int level, const char* message, void* user);
 
 void setLogSink(LogSink sink, void* user);
+/// Whether a sink is installed (without one, log() drops every message).
+bool hasLogSink();
 void setLogLevel(LogLevel level);
 LogLevel logLevel();
 bool logEnabled(LogLevel level);

@@ -1,5 +1,6 @@
 #include "kompute/Algorithm.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <stdexcept>
@@ -146,6 +147,20 @@ void Algorithm::setPushConstants(const void* data, uint32_t count, uint32_t elem
     if (bytes > 0) std::memcpy(m_push.data(), data, bytes);
 }
 
+std::vector<std::shared_ptr<Tensor>> Algorithm::getTensors() const {
+    std::vector<std::shared_ptr<Tensor>> tensors;
+    for (size_t i = 0; i < m_mem_objects.size(); ++i) {
+        auto tensor = std::dynamic_pointer_cast<Tensor>(m_mem_objects[i]);
+        if (!tensor)
+            throw std::runtime_error("Kompute Algorithm getTensors: memory object " +
+                                     std::to_string(i) + " of " +
+                                     std::to_string(m_mem_objects.size()) +
+                                     " is an image, not a tensor; use getMemObjects()");
+        tensors.push_back(std::move(tensor));
+    }
+    return tensors;
+}
+
 void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
                       const std::vector<uint32_t>& spirv, const Workgroup& workgroup,
                       std::vector<uint8_t> specialization, uint32_t specialization_size,
@@ -159,21 +174,22 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
     if (builds) {
         const auto& info = m_runtime->device().info();
         detail::checkSpirv(spirv, info.version_major > 1 ? UINT32_MAX : info.version_minor);
-        const auto declared = detail::declaredPushConstantBytes(spirv);
-        if (declared && *declared > push.size())
-            throw vkdispatch::InvalidArgumentError(
-                "push_consts: the shader declares " + std::to_string(*declared) +
-                " bytes of push constants, got " + std::to_string(push.size()) +
-                " (the shader would read bytes nobody set)");
         checkBindings(mem_objects, spirv, m_runtime);
     }
+    // Fewer push-constant bytes than the shader declares are refused when a dispatch is
+    // recorded (checkPushConstants), not here: Kompute makes such an algorithm, and its
+    // programs may replace the values before they dispatch. The layout covers the whole block.
+    const uint32_t declared =
+        builds ? detail::declaredPushConstantBytes(spirv).value_or(0) : 0;
+    const auto push_range = std::max(static_cast<uint32_t>(push.size()), declared);
     auto pipeline = builds ? createPipeline(mem_objects, spirv, specialization,
-                                            specialization_size, static_cast<uint32_t>(push.size()))
+                                            specialization_size, push_range)
                            : nullptr;
     releasePipeline();
     m_mem_objects = mem_objects;
     m_specialization = std::move(specialization);
     m_push = std::move(push);
+    m_declared_push = declared;
     m_workgroup = counts;
     m_pipeline = std::move(pipeline);
     if (m_pipeline) m_build_id = ++g_builds;
@@ -228,8 +244,17 @@ std::runtime_error notBuilt() {
 }
 }  // namespace
 
+void Algorithm::checkPushConstants() const {
+    if (m_push.size() < m_declared_push)
+        throw vkdispatch::InvalidArgumentError(
+            "push_consts: the shader declares " + std::to_string(m_declared_push) +
+            " bytes of push constants, got " + std::to_string(m_push.size()) +
+            " (the shader would read bytes nobody set)");
+}
+
 void Algorithm::recordBindCore(const vk::CommandBuffer& cb) {
     if (!m_pipeline) throw notBuilt();
+    checkPushConstants();
     const auto& objects = m_pipeline->plan->forQueue(0);
     cb.bindPipeline(vk::PipelineBindPoint::eCompute, vk::Pipeline(objects.pipeline.get()));
     cb.bindDescriptorSets(vk::PipelineBindPoint::eCompute,

@@ -50,11 +50,30 @@ VkFormat formatOf(Memory::DataTypes type, uint32_t channels) {
                              " (images take char, uchar, short, ushort, int, uint or float)");
 }
 
+// The memory types whose host view is the image's own memory.
+bool hostVisible(Memory::MemoryTypes type) {
+    return type == Memory::MemoryTypes::eHost || type == Memory::MemoryTypes::eDeviceAndHost;
+}
+
+// Only linear images have host views, so host-visible memory types refuse optimal tiling.
+void checkTiling(vk::ImageTiling tiling, Memory::MemoryTypes memory_type) {
+    if (tiling != vk::ImageTiling::eOptimal && tiling != vk::ImageTiling::eLinear)
+        throw std::runtime_error("Kompute Image tiling must be vk::ImageTiling::eOptimal or "
+                                 "eLinear, got vk::ImageTiling::e" + vk::to_string(tiling));
+    if (tiling == vk::ImageTiling::eOptimal && hostVisible(memory_type))
+        throw std::runtime_error("Kompute Image with optimal tiling is only supported for eDevice "
+                                 "and eStorage images (memory type " + toString(memory_type) +
+                                 "; use vk::ImageTiling::eLinear or leave the tiling out)");
+}
+
 // Kompute's checks, in its order, before anything is made.
 uint32_t checkedSize(const void* data, size_t data_count, uint32_t width, uint32_t height,
-                     uint32_t channels, Memory::DataTypes type) {
+                     uint32_t channels, Memory::DataTypes type, vk::ImageTiling tiling,
+                     Memory::MemoryTypes memory_type) {
     if (width == 0 || height == 0)
         throw std::runtime_error("Kompute Memory attempted to create a zero-sized memory object");
+    if (type == Memory::DataTypes::eCustom)
+        throw std::runtime_error("Custom data types are not supported for Kompute Images");
     if (channels == 0)
         throw std::runtime_error("Kompute Image attempted to create an image with no channels");
     const uint64_t size = uint64_t(width) * height * channels;
@@ -62,7 +81,8 @@ uint32_t checkedSize(const void* data, size_t data_count, uint32_t width, uint32
         throw std::runtime_error("Kompute Image data is smaller than the requested image size");
     if (channels == 3 || channels > 4)
         throw std::runtime_error("Kompute Images can only have up to 1, 2 or 4 channels");
-    formatOf(type, channels);  // before Memory sees a custom type's zero element size
+    checkTiling(tiling, memory_type);
+    formatOf(type, channels);  // before Memory sees a bool or double type
     return static_cast<uint32_t>(size);
 }
 
@@ -86,21 +106,22 @@ struct Image::Resources {
 
 Image::Image(std::shared_ptr<detail::Runtime> runtime, const void* data, size_t data_count,
              uint32_t width, uint32_t height, uint32_t num_channels, DataTypes data_type,
-             MemoryTypes memory_type)
-    : Memory(std::move(runtime), checkedSize(data, data_count, width, height, num_channels, data_type),
+             vk::ImageTiling tiling, MemoryTypes memory_type)
+    : Memory(std::move(runtime),
+             checkedSize(data, data_count, width, height, num_channels, data_type, tiling,
+                         memory_type),
              elementSize(data_type), data_type, memory_type, width, height),
       m_channels(num_channels),
+      m_tiling(tiling),
       m_resources(std::make_shared<Resources>()) {
     Resources& r = *m_resources;
     r.runtime = m_runtime;
-    const bool host = memory_type == MemoryTypes::eHost ||
-                      memory_type == MemoryTypes::eDeviceAndHost;
     vkdispatch::ImageSpec spec;
     spec.format = formatOf(data_type, num_channels);
     spec.extent = {width, height, 1};
     spec.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                  VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-    spec.tiling = host ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL;
+    spec.tiling = static_cast<VkImageTiling>(tiling);
     const VkMemoryPropertyFlags device_local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     spec.memory = memory_type == MemoryTypes::eHost            ? kCoherent
                   : memory_type == MemoryTypes::eDeviceAndHost ? device_local | kCoherent
@@ -111,13 +132,12 @@ Image::Image(std::shared_ptr<detail::Runtime> runtime, const void* data, size_t 
             m_runtime->device(), memorySize(),
             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, kCoherent, 0);
         m_host = std::shared_ptr<void>(m_resources, r.staging.memory.mapped());
-    } else if (host) {
+    } else if (hostVisible(memory_type)) {
         // The host view is the image's memory: flat only if the device packs its rows.
         if (r.image->rowPitch() != uint64_t(width) * num_channels * elementSize(data_type) &&
             height > 1)
             throw std::runtime_error(
-                "Kompute Image of memory type " +
-                std::string(memory_type == MemoryTypes::eHost ? "eHost" : "eDeviceAndHost") +
+                "Kompute Image of memory type " + toString(memory_type) +
                 ": this device pads the rows of linear images (" +
                 std::to_string(r.image->rowPitch()) + " bytes for " + std::to_string(width) +
                 " texels), so their memory is no flat host view; use eDevice");
@@ -130,6 +150,10 @@ Image::Image(std::shared_ptr<detail::Runtime> runtime, const void* data, size_t 
 }
 
 Image::~Image() = default;
+
+vk::ImageTiling Image::defaultTiling(MemoryTypes memory_type) noexcept {
+    return hostVisible(memory_type) ? vk::ImageTiling::eLinear : vk::ImageTiling::eOptimal;
+}
 
 bool Image::isInit() const noexcept { return m_resources != nullptr && m_runtime != nullptr; }
 

@@ -125,10 +125,10 @@ std::shared_ptr<Tensor> Manager::tensor(const void* data, uint32_t count, uint32
 
 std::shared_ptr<Image> Manager::image(const void* data, size_t data_count, uint32_t width,
                                       uint32_t height, uint32_t num_channels,
-                                      const Memory::DataTypes& data_type,
+                                      const Memory::DataTypes& data_type, vk::ImageTiling tiling,
                                       Memory::MemoryTypes type) {
     return track(std::make_shared<Image>(runtime("Image"), data, data_count, width, height,
-                                         num_channels, data_type, type));
+                                         num_channels, data_type, tiling, type));
 }
 
 void Manager::destroy() {
@@ -164,6 +164,16 @@ std::vector<vk::PhysicalDevice> Manager::listDevices() const {
     return vk::Instance(runtime("Manager")->instance->handle()).enumeratePhysicalDevices();
 }
 
-VkInstance Manager::getVkInstance() const { return runtime("Manager")->instance->handle(); }
+std::shared_ptr<vk::Instance> Manager::getVkInstance() const {
+    // The handle, held with the runtime that owns the instance.
+    struct Held {
+        std::shared_ptr<detail::Runtime> runtime;
+        vk::Instance instance;
+    };
+    auto runtime = this->runtime("Manager");
+    const vk::Instance instance(runtime->instance->handle());
+    auto held = std::make_shared<Held>(Held{std::move(runtime), instance});
+    return std::shared_ptr<vk::Instance>(held, &held->instance);
+}
 
 }  // namespace kp

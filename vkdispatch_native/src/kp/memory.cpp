@@ -23,6 +23,16 @@ std::string toString(Memory::DataTypes type) {
     return "unknown";
 }
 
+std::string toString(Memory::MemoryTypes type) {
+    switch (type) {
+        case Memory::MemoryTypes::eDevice: return "eDevice";
+        case Memory::MemoryTypes::eHost: return "eHost";
+        case Memory::MemoryTypes::eStorage: return "eStorage";
+        case Memory::MemoryTypes::eDeviceAndHost: return "eDeviceAndHost";
+    }
+    return "unknown";
+}
+
 uint32_t elementSize(Memory::DataTypes type) noexcept {
     switch (type) {
         case Memory::DataTypes::eBool:

@@ -33,6 +33,11 @@ void setLogSink(LogSink sink, void* user) {
     state().user = user;
 }
 
+bool hasLogSink() {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    return state().sink != nullptr;
+}
+
 void setLogLevel(LogLevel level) { state().level.store(static_cast<int>(level)); }
 
 LogLevel logLevel() { return static_cast<LogLevel>(state().level.load()); }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kompute/Memory.hpp"
+#include "kompute/TensorList.hpp"
 #include "kompute/operations/OpBase.hpp"
 
 namespace kp {
@@ -14,6 +15,9 @@ class OpCopy : public OpBase {
 public:
     /// Throws std::runtime_error for fewer than two objects.
     explicit OpCopy(const std::vector<std::shared_ptr<Memory>>& mem_objects);
+    /// The same over Kompute 0.9's list of tensors (see TensorList.hpp).
+    template <typename List, IfTypedList<List> = 0>
+    explicit OpCopy(const List& tensors) : OpCopy(memoryList(tensors)) {}
     /// Throws std::runtime_error when a destination's data type or size differs.
     void record(const vk::CommandBuffer& command_buffer) override;
     OpUses uses() const override;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kompute/Memory.hpp"
+#include "kompute/TensorList.hpp"
 #include "kompute/operations/OpBase.hpp"
 
 namespace kp {
@@ -15,6 +16,14 @@ public:
                     const vk::AccessFlagBits& src_access, const vk::AccessFlagBits& dst_access,
                     const vk::PipelineStageFlagBits& src_stage,
                     const vk::PipelineStageFlagBits& dst_stage, bool barrier_on_primary = true);
+    /// The same over Kompute 0.9's list of tensors (see TensorList.hpp).
+    template <typename List, IfTypedList<List> = 0>
+    OpMemoryBarrier(const List& tensors, const vk::AccessFlagBits& src_access,
+                    const vk::AccessFlagBits& dst_access,
+                    const vk::PipelineStageFlagBits& src_stage,
+                    const vk::PipelineStageFlagBits& dst_stage, bool barrier_on_primary = true)
+        : OpMemoryBarrier(memoryList(tensors), src_access, dst_access, src_stage, dst_stage,
+                          barrier_on_primary) {}
     void record(const vk::CommandBuffer& command_buffer) override;
     OpUses uses() const override;
 

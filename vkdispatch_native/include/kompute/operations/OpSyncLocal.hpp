@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kompute/Memory.hpp"
+#include "kompute/TensorList.hpp"
 #include "kompute/operations/OpBase.hpp"
 
 namespace kp {
@@ -13,6 +14,9 @@ class OpSyncLocal : public OpBase {
 public:
     /// Throws std::runtime_error for an empty list.
     explicit OpSyncLocal(const std::vector<std::shared_ptr<Memory>>& mem_objects);
+    /// The same over Kompute 0.9's list of tensors (see TensorList.hpp).
+    template <typename List, IfTypedList<List> = 0>
+    explicit OpSyncLocal(const List& tensors) : OpSyncLocal(memoryList(tensors)) {}
     void record(const vk::CommandBuffer& command_buffer) override;
     OpUses uses() const override;
 
