@@ -632,12 +632,16 @@ def _setting(name: str, label, spec: Spec, image):
 
 def sampling_model(values: np.ndarray, coords: np.ndarray, meant: dict, spec: Spec):
     """What the sampling shader returns, or None where the model does not say (levels above 0
-    of a mipmapped image): the level of detail is the bias clamped to [min_lod, max_lod] (the
+    of a mipmapped image, or near the tie between levels 0 and 1): the level of detail is the bias clamped to [min_lod, max_lod] (the
     shader asks for level 0); at or below 0 the texture is magnified (mag_filter), above it
     minified (min_filter), which reads level 0 unless the image has more."""
     lod = np.float32(min(max(np.float32(meant["mip_lod_bias"]), np.float32(meant["min_lod"])),
                          np.float32(meant["max_lod"])))
-    if spec.mipmaps and lod > 0 and not (lod <= 0.5 and meant["mip_filter"] is vd.Filter.NEAREST):
+    # Level 0 for certain only below a tie: at a level of detail of 0.5 nearest-mip rounding
+    # may pick either level (an H200 picks level 1), and devices compute it with as few as 4
+    # fractional bits (mipLodPrecisionBits).
+    if spec.mipmaps and lod > 0 and not (lod < 0.5 - 2**-4 and
+                                         meant["mip_filter"] is vd.Filter.NEAREST):
         return None
     filter_ = meant["mag_filter"] if lod <= 0 else meant["min_filter"]
     return sample(values, coords, filter_, meant["address_mode"], meant["border_color"]), filter_

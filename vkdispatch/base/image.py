@@ -183,6 +183,13 @@ class Image(Handle):
             device_index, "device_index")
         self._native.write(self._to_bytes(data), target)
 
+    def check_device_copy_into(self) -> None:
+        """Raises InvalidArgumentError naming ``dst`` where a copy on the device into this image
+        could not remake its mip levels (they are remade by blits, which need queues with
+        graphics support and a format that blits); returns for an image without mip levels."""
+        self._check_usable()
+        self._native.check_copy_destination()
+
     def _to_bytes(self, data: Any) -> np.ndarray:
         if isinstance(data, (bytes, bytearray, memoryview)):
             raw = np.frombuffer(data, dtype=np.uint8)

@@ -81,4 +81,8 @@ def copy_image(dst: Image | Buffer, src: Image | Buffer, dst_offset: int, src_of
     if dst.context is not graph.context or src.context is not graph.context:
         raise InvalidArgumentError("dst and src must belong to the graph's context "
                                    f"({graph.context!r}); make them inside 'with ctx:' of it")
+    if isinstance(dst, Image):
+        # Now, not when a graph holding the copy is recorded: a refused copy must not stay in
+        # the graph (every later submit of it would raise).
+        dst.check_device_copy_into()
     graph.record_command(ImageCopy(dst, src, offset))

@@ -23,3 +23,6 @@ cdef extern from "image_bridge.hpp" namespace "vkdispatch::bindings" nogil:
     ReplicatedImage* makeImage(Context& context, int view_type, int format, uint32_t width,
                                uint32_t height, uint32_t depth, uint32_t layers,
                                uint32_t mip_levels) except +raiseNativeError
+
+cdef extern from "vkdispatch/image_copy_command.hpp" namespace "vkdispatch" nogil:
+    void checkCopyDestination(ReplicatedImage& image) except +raiseNativeError

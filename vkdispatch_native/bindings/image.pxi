@@ -38,6 +38,12 @@ cdef class NativeImage(Closable):
         self.check_open()
         return self.ptr.get().filtersLinearly()
 
+    def check_copy_destination(self):
+        """Raises InvalidArgumentError (naming dst) where a device copy into this image could
+        not remake its mip levels (image_copy_command.hpp)."""
+        self.check_open()
+        ci.checkCopyDestination(self.ptr.get()[0])
+
     def write(self, const uint8_t[::1] data, int queue_index=-1):
         """Copies ``data`` (packed texels) into one replica, or every replica when -1."""
         cdef const void* src = &data[0] if data.shape[0] else NULL

@@ -25,6 +25,12 @@ struct ImageCopyEnd {
     uint64_t offset = 0;  // bytes into `buffer`
 };
 
+/// Throws InvalidArgumentError naming dst where a copy into `image` cannot remake its mip
+/// levels on every queue (the device remakes them by blits, which need queues with graphics
+/// support and a format that blits); returns for an image without mip levels. A graph asks
+/// when the copy is added to it, so that a refused copy never reaches the graph.
+void checkCopyDestination(ReplicatedImage& image);
+
 class ImageCopyCommand final : public Command {
 public:
     /// Copies the whole image of `src` or `dst` (at least one end is an image; two images need

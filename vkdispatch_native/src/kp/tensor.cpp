@@ -16,21 +16,30 @@ namespace {
 constexpr VkMemoryPropertyFlags kCoherent =
     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
 
-VkMemoryPropertyFlags primaryFlags(Memory::MemoryTypes type) {
+// The memory properties a tensor's primary buffer needs, and those it prefers.
+struct MemoryFlags {
+    VkMemoryPropertyFlags required, preferred;
+};
+
+MemoryFlags primaryFlags(Memory::MemoryTypes type) {
     switch (type) {
-        case Memory::MemoryTypes::eHost: return kCoherent;
+        case Memory::MemoryTypes::eHost: return {kCoherent, 0};
+        // Device-local memory the host maps where the device has it (integrated GPUs, a
+        // resizable BAR), else host memory the device reads over the bus: a discrete GPU
+        // without such a memory type (an H200's driver offers none) still runs the program.
         case Memory::MemoryTypes::eDeviceAndHost:
-            return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | kCoherent;
+            return {kCoherent, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT};
         case Memory::MemoryTypes::eDevice:
         case Memory::MemoryTypes::eStorage: break;
     }
-    return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    return {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0};
 }
 
 vkdispatch::BoundBuffer buffer(detail::Runtime& runtime, uint64_t bytes, VkBufferUsageFlags usage,
-                               VkMemoryPropertyFlags required) {
+                               MemoryFlags flags) {
     try {
-        return vkdispatch::createBoundBuffer(runtime.device(), bytes, usage, required, 0);
+        return vkdispatch::createBoundBuffer(runtime.device(), bytes, usage, flags.required,
+                                             flags.preferred);
     } catch (const vkdispatch::Error& error) {
         throw std::runtime_error(std::string("Memory type index for buffer creation not found: ") +
                                  error.what());
@@ -56,7 +65,7 @@ Tensor::Tensor(std::shared_ptr<detail::Runtime> runtime, const void* data, uint3
                                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | transfers,
                                 primaryFlags(memory_type));
     if (memory_type == MemoryTypes::eDevice) {
-        m_buffers->staging = buffer(*m_runtime, memorySize(), transfers, kCoherent);
+        m_buffers->staging = buffer(*m_runtime, memorySize(), transfers, {kCoherent, 0});
         m_host = std::shared_ptr<void>(m_buffers, m_buffers->staging.memory.mapped());
     } else if (memory_type != MemoryTypes::eStorage) {
         m_host = std::shared_ptr<void>(m_buffers, m_buffers->primary.memory.mapped());

@@ -62,24 +62,6 @@ void checkSameShape(const ReplicatedImage& dst, const ReplicatedImage& src) {
             std::to_string(d.layers) + " of " + formatName(d.format));
 }
 
-// The device remakes the mip levels of an image copied into: by blits, which need the format's
-// blit support and queues with graphics support.
-void checkBlits(ReplicatedImage& image) {
-    for (int q = 0; q < image.replicaCount(); ++q) {
-        ReplicatedImage::Replica& r = image.replica(q);
-        const DeviceInfo& info = r.device->info();
-        const bool graphics =
-            (info.queue_families.at(r.queue->family()).flags & VK_QUEUE_GRAPHICS_BIT) != 0;
-        if (graphics && r.image->blits()) continue;
-        const std::string why =
-            graphics ? formatName(image.spec().format) + " images cannot be blitted there"
-                     : "queue " + std::to_string(q) + " has no graphics support";
-        throw InvalidArgumentError("dst: its mip levels would be remade on '" +
-                                   info.device_name + "' by blits, but " + why +
-                                   "; write() the image from the host (its levels are made "
-                                   "there), or make it without mip levels");
-    }
-}
 
 // Moves `image` between the steady layout and a transfer layout; `entering` orders it after
 // every earlier use, leaving orders every later use after the copy.
@@ -116,6 +98,24 @@ Image* replicaImage(const ImageCopyEnd& end, int queue_index) {
 
 }  // namespace
 
+void checkCopyDestination(ReplicatedImage& image) {
+    if (image.spec().mip_levels <= 1) return;
+    for (int q = 0; q < image.replicaCount(); ++q) {
+        ReplicatedImage::Replica& r = image.replica(q);
+        const DeviceInfo& info = r.device->info();
+        const bool graphics =
+            (info.queue_families.at(r.queue->family()).flags & VK_QUEUE_GRAPHICS_BIT) != 0;
+        if (graphics && r.image->blits()) continue;
+        const std::string why =
+            graphics ? formatName(image.spec().format) + " images cannot be blitted there"
+                     : "queue " + std::to_string(q) + " has no graphics support";
+        throw InvalidArgumentError("dst: its mip levels would be remade on '" +
+                                   info.device_name + "' by blits, but " + why +
+                                   "; write() the image from the host (its levels are made "
+                                   "there), or make it without mip levels");
+    }
+}
+
 ImageCopyCommand::ImageCopyCommand(Context& context, const ImageCopyEnd& dst,
                                    const ImageCopyEnd& src)
     : Command(context), m_dst(dst), m_src(src) {
@@ -124,7 +124,7 @@ ImageCopyCommand::ImageCopyCommand(Context& context, const ImageCopyEnd& dst,
     if (dst.image == nullptr && src.image == nullptr)
         throw InvalidArgumentError("src: an image copy needs an image at one end at least");
     if (dst.image != nullptr && src.image != nullptr) checkSameShape(*dst.image, *src.image);
-    if (dst.image != nullptr && dst.image->spec().mip_levels > 1) checkBlits(*dst.image);
+    if (dst.image != nullptr) checkCopyDestination(*dst.image);
     if (dst.buffer != nullptr) checkBufferFits(dst, *src.image, "dst");
     if (src.buffer != nullptr) checkBufferFits(src, *dst.image, "src");
     // Only the buffer side is planned: the image barriers of record() order the image side.
