@@ -23,8 +23,8 @@ __all__ = [
     "Algorithm", "DataTypes", "Image", "Manager", "Memory", "MemoryTypes", "OpAlgoDispatch", "OpBase",
     "OpCopy", "OpMult", "OpSyncDevice", "OpSyncLocal", "OpTensorCopy", "OpTensorSyncDevice",
     "OpTensorSyncLocal", "Sequence", "Shader", "Tensor", "TensorTypes", "log_level",
-    "bool", "char", "custom", "device", "deviceAndHost", "double", "float", "host", "int",
-    "short", "storage", "uchar", "uint", "ushort",
+    "bool", "char", "custom", "device", "deviceAndHost", "double", "float", "float16", "host",
+    "int", "short", "storage", "uchar", "uint", "ushort",
 ]
 
 # Last, as they shadow the builtins of these names inside this module.
@@ -33,6 +33,7 @@ char = DataTypes.char
 custom = DataTypes.custom
 double = DataTypes.double
 float = DataTypes.float
+float16 = DataTypes.float16
 int = DataTypes.int
 short = DataTypes.short
 uchar = DataTypes.uchar

@@ -78,8 +78,10 @@ class MemoryTypes(KomputeEnum):
     __slots__ = ()
 
 
+# float16 is not Kompute's (its issue #416 asks for half precision): numpy's float16, GLSL's
+# float16_t, C++'s kp::float16.
 members(DataTypes, {"bool": 0, "int": 1, "uint": 2, "float": 3, "double": 4, "custom": 5,
-                    "short": 6, "ushort": 7, "char": 8, "uchar": 9})
+                    "short": 6, "ushort": 7, "char": 8, "uchar": 9, "float16": 10})
 members(MemoryTypes, {"device": 0, "host": 1, "storage": 2, "deviceAndHost": 3})
 
 # Kompute 0.8-0.9 called the memory types TensorTypes.

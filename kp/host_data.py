@@ -10,10 +10,10 @@ from kp.enums import DataTypes
 from kp.memory import NUMPY_TYPES
 
 TENSOR_TYPES = {NUMPY_TYPES[t]: t for t in (DataTypes.float, DataTypes.uint, DataTypes.int,
-                                            DataTypes.double, DataTypes.bool)}
+                                            DataTypes.double, DataTypes.bool, DataTypes.float16)}
 IMAGE_TYPES = {NUMPY_TYPES[t]: t for t in (DataTypes.float, DataTypes.uint, DataTypes.int,
                                            DataTypes.ushort, DataTypes.short, DataTypes.uchar,
-                                           DataTypes.char)}
+                                           DataTypes.char, DataTypes.float16)}
 
 
 def as_float32(call: str, data) -> tuple[np.ndarray, DataTypes]:

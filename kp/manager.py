@@ -69,7 +69,8 @@ class Manager(LegacyManager):
         return self._tensor(call, *host_data.as_float32(call, data), kind)
 
     def tensor_t(self, data, memory_type=None, tensor_type=None) -> Tensor:
-        """A tensor of ``data``'s dtype: float32, int32, uint32, float64 or bool."""
+        """A tensor of ``data``'s dtype: float32, int32, uint32, float64, bool or float16 (for
+        ``float16_t`` buffers in GLSL)."""
         call = "Manager.tensor_t"
         kind = arguments.memory_type(call, memory_type, tensor_type)
         return self._tensor(call, *host_data.as_typed(call, data, host_data.TENSOR_TYPES,
@@ -84,8 +85,8 @@ class Manager(LegacyManager):
                            (width, height, num_channels), kind)
 
     def image_t(self, data, width, height, num_channels, memory_type=None) -> Image:
-        """An image of ``data``'s dtype: float32, int32, uint32, int16, uint16, int8 or
-        uint8."""
+        """An image of ``data``'s dtype: float32, int32, uint32, int16, uint16, int8, uint8 or
+        float16."""
         call = "Manager.image_t"
         kind = arguments.memory_type(call, memory_type, None)
         return self._image(call, *host_data.as_typed(call, data, host_data.IMAGE_TYPES, "image"),

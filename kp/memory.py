@@ -10,13 +10,14 @@ import numpy as np
 
 from kp.enums import DataTypes, MemoryTypes
 
-# numpy's view of each data type (Kompute's tables; images add the 8- and 16-bit types).
+# numpy's view of each data type (Kompute's tables; images add the 8- and 16-bit types, and
+# float16 is vkdispatch's).
 NUMPY_TYPES = {
     DataTypes.bool: np.dtype(np.bool_), DataTypes.int: np.dtype(np.int32),
     DataTypes.uint: np.dtype(np.uint32), DataTypes.float: np.dtype(np.float32),
     DataTypes.double: np.dtype(np.float64), DataTypes.short: np.dtype(np.int16),
     DataTypes.ushort: np.dtype(np.uint16), DataTypes.char: np.dtype(np.int8),
-    DataTypes.uchar: np.dtype(np.uint8),
+    DataTypes.uchar: np.dtype(np.uint8), DataTypes.float16: np.dtype(np.float16),
 }
 
 

@@ -125,7 +125,7 @@ DATA_TYPES = {np.dtype(np.float32): kp.float, np.dtype(np.int32): kp.int,
               np.dtype(np.uint32): kp.uint, np.dtype(np.float64): kp.double,
               np.dtype(np.bool_): kp.bool, np.dtype(np.int16): kp.short,
               np.dtype(np.uint16): kp.ushort, np.dtype(np.int8): kp.char,
-              np.dtype(np.uint8): kp.uchar}
+              np.dtype(np.uint8): kp.uchar, np.dtype(np.float16): kp.float16}
 MEMORY_TYPES = {"device": kp.device, "host": kp.host, "storage": kp.storage,
                 "deviceAndHost": kp.deviceAndHost}
 
@@ -268,10 +268,10 @@ TENSOR_LABELS = {
     "not numbers": ("word", "dict", "object", "ragged", "complex scalar", "complex list",
                     "bytes", "set", "generator", "function", "list of words"),
     "empty": ("[]", "empty array", "(3, 0) array", "[[]]", "tensor_t of nothing"),
-    "tensor_t": ("float32", "int32", "uint32", "float64", "bool", "0-d", "strided int32",
-                 "2-d float64"),
-    "tensor_t dtypes": ("int64", "float16", "int16", "uint8", "int8", "uint16", "uint64",
-                        "complex64", "object", "str", "datetime64"),
+    "tensor_t": ("float32", "int32", "uint32", "float64", "bool", "float16", "0-d",
+                 "strided int32", "2-d float64"),
+    "tensor_t dtypes": ("int64", "int16", "uint8", "int8", "uint16", "uint64", "complex64",
+                        "object", "str", "datetime64"),
     "tensor_t not arrays": ("list", "float", "numpy scalar", "None", "memoryview", "tuple",
                             "str"),
     "memory types": tuple(f"{name} {how}" for name in MEMORY_TYPES
@@ -433,7 +433,7 @@ def test_fuzz_tensor_factories_long(mgr, rng, case):
 
 # -- images ---------------------------------------------------------------------------------------
 
-IMAGE_DTYPES = ("float32", "int32", "uint32", "int16", "uint16", "int8", "uint8")
+IMAGE_DTYPES = ("float32", "int32", "uint32", "int16", "uint16", "int8", "uint8", "float16")
 BEYOND = 65537  # texels in a row or column: more than any device's maxImageDimension2D
 IMAGE_LABELS = {
     "image": ("float list", "float32 array", "float64 array", "int array", "nested list",
@@ -447,7 +447,7 @@ IMAGE_LABELS = {
                        for value in ("-1", "1.5", "'2'", "None", "2**32", "True", "[2]")),
     "beyond the device": ("width", "height"),
     "memory types": ("host", "deviceAndHost", "storage", "'device'", "1", "kp.uint"),
-    "image_t dtypes": ("float64", "int64", "bool", "float16", "uint64", "complex64"),
+    "image_t dtypes": ("float64", "int64", "bool", "uint64", "complex64"),
     "data not numbers": ("image_t list", "image_t None", "image word", "image ragged",
                          "image object"),
 }

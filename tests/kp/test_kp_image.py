@@ -11,7 +11,8 @@ from kp_programs import spirv
 import kp
 
 IMAGE_T_TYPES = {np.float32: kp.float, np.int32: kp.int, np.uint32: kp.uint,
-                 np.int16: kp.short, np.uint16: kp.ushort, np.int8: kp.char, np.uint8: kp.uchar}
+                 np.int16: kp.short, np.uint16: kp.ushort, np.int8: kp.char, np.uint8: kp.uchar,
+                 np.float16: kp.float16}
 
 # out[x + y * width] = 2 * image(x, y) + 1
 READ = spirv("""#version 450

@@ -27,7 +27,7 @@ def test_lower_case_names_are_the_enum_members():
 
 @pytest.mark.parametrize("enum, values", [
     (kp.DataTypes, {"bool": 0, "int": 1, "uint": 2, "float": 3, "double": 4, "custom": 5,
-                    "short": 6, "ushort": 7, "char": 8, "uchar": 9}),
+                    "short": 6, "ushort": 7, "char": 8, "uchar": 9, "float16": 10}),
     (kp.MemoryTypes, {"device": 0, "host": 1, "storage": 2, "deviceAndHost": 3}),
 ])
 def test_enum_values_names_and_conversions(enum, values):

@@ -66,6 +66,7 @@ TEST_F(KomputeImages, EveryDataTypeAndChannelCountRoundTrips) {
         expectRoundTrip<int32_t>(mgr, channels, 5);
         expectRoundTrip<uint32_t>(mgr, channels, 6);
         expectRoundTrip<float>(mgr, channels, 7);
+        expectRoundTrip<kp::float16>(mgr, channels, 8);
     }
 }
 

@@ -5,7 +5,10 @@
 //
 // Errors: vkdispatch::InvalidArgumentError (a std::runtime_error) for SPIR-V that is not a valid
 // module for the device's Vulkan version (checked before Vulkan sees it: drivers crash on
-// malformed modules) and for workgroup counts above the device's maxComputeWorkGroupCount.
+// malformed modules), for SPIR-V whose capabilities need device features the device lacks
+// (float16_t arithmetic without shaderFloat16, float16_t buffers without
+// storageBuffer16BitAccess, ...; the message names each) and for workgroup counts above the
+// device's maxComputeWorkGroupCount.
 //
 // Thread safety: none; one thread uses an algorithm at a time.
 #include <cstring>

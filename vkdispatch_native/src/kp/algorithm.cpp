@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "shader_features.hpp"
 #include "shader_interface.hpp"
 #include "runtime.hpp"
 #include "spirv_check.hpp"
@@ -174,6 +175,7 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
     if (builds) {
         const auto& info = m_runtime->device().info();
         detail::checkSpirv(spirv, info.version_major > 1 ? UINT32_MAX : info.version_minor);
+        detail::checkShaderFeatures(spirv, info);
         checkBindings(mem_objects, spirv, m_runtime);
     }
     // Fewer push-constant bytes than the shader declares are refused when a dispatch is

@@ -41,13 +41,16 @@ constexpr FormatRow kFormats[] = {
      {VK_FORMAT_R32_UINT, VK_FORMAT_R32G32_UINT, VK_FORMAT_R32G32B32A32_UINT}},
     {Memory::DataTypes::eFloat,
      {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT}},
+    {Memory::DataTypes::eFloat16,
+     {VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16G16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT}},
 };
 
 VkFormat formatOf(Memory::DataTypes type, uint32_t channels) {
     for (const auto& row : kFormats)
         if (row.type == type) return row.formats[channels == 1 ? 0 : channels == 2 ? 1 : 2];
     throw std::runtime_error("Kompute Image has no format for data type " + toString(type) +
-                             " (images take char, uchar, short, ushort, int, uint or float)");
+                             " (images take char, uchar, short, ushort, int, uint, float or "
+                             "float16)");
 }
 
 // The memory types whose host view is the image's own memory.

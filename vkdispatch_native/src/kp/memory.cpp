@@ -19,6 +19,7 @@ std::string toString(Memory::DataTypes type) {
         case Memory::DataTypes::eUnsignedShort: return "eUnsignedShort";
         case Memory::DataTypes::eChar: return "eChar";
         case Memory::DataTypes::eUnsignedChar: return "eUnsignedChar";
+        case Memory::DataTypes::eFloat16: return "eFloat16";
     }
     return "unknown";
 }
@@ -39,7 +40,8 @@ uint32_t elementSize(Memory::DataTypes type) noexcept {
         case Memory::DataTypes::eChar:
         case Memory::DataTypes::eUnsignedChar: return 1;
         case Memory::DataTypes::eShort:
-        case Memory::DataTypes::eUnsignedShort: return 2;
+        case Memory::DataTypes::eUnsignedShort:
+        case Memory::DataTypes::eFloat16: return 2;
         case Memory::DataTypes::eInt:
         case Memory::DataTypes::eUnsignedInt:
         case Memory::DataTypes::eFloat: return 4;
