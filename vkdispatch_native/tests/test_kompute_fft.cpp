@@ -110,6 +110,9 @@ TEST(KomputeFftLayout, MalformedShapesAndAxesNameTheArgumentAndTheValues) {
               "Kompute OpFFT: shape: at least one length, got {}");
     EXPECT_EQ(messageOf([] { fftLayout({4, 0}, {}); }),
               "Kompute OpFFT: shape: every length must be >= 1, got {4, 0}");
+    EXPECT_EQ(messageOf([] { fftLayout({65536, 65536, 2}, {}); }),
+              "Kompute OpFFT: shape: {65536, 65536, 2} holds more than 4294967295 complex "
+              "values, the most VkFFT transforms at once");
     EXPECT_EQ(messageOf([] { fftLayout({4, 8}, {2}); }),
               "Kompute OpFFT: axes: axis 2 is out of range for a shape of 2 axes (valid: -2 to "
               "1)");

@@ -10,13 +10,23 @@ namespace {
 
 using vkdispatch::InvalidArgumentError;
 
+// VkFFT indexes with 32-bit integers (and a tensor has fewer elements anyway).
+constexpr uint64_t kMaxPoints = UINT32_MAX;
+
 void checkShape(const std::vector<uint32_t>& shape) {
     if (shape.empty())
         throw InvalidArgumentError("Kompute OpFFT: shape: at least one length, got {}");
-    for (uint32_t length : shape)
+    uint64_t points = 1;
+    for (uint32_t length : shape) {
         if (length == 0)
             throw InvalidArgumentError("Kompute OpFFT: shape: every length must be >= 1, got " +
                                        listText(shape));
+        points *= length;  // both <= kMaxPoints: no overflow
+        if (points > kMaxPoints)
+            throw InvalidArgumentError("Kompute OpFFT: shape: " + listText(shape) +
+                                       " holds more than " + std::to_string(kMaxPoints) +
+                                       " complex values, the most VkFFT transforms at once");
+    }
 }
 
 // Per axis of an `ndim`-axis shape, whether `axes` transforms it (every axis when it is empty).

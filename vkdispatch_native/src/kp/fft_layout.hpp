@@ -35,8 +35,9 @@ struct FftLayout {
 
 /// The layout of `shape` transformed along `axes` (negative ones count from the end; empty: every
 /// axis), in single precision. Throws vkdispatch::InvalidArgumentError naming `shape` or `axes`
-/// for an empty shape or a length of 0, an axis out of range or given twice, transformed axes
-/// that all have length 1, or more than three axes of length > 1 from the first transformed one.
+/// for an empty shape, a length of 0, more than 2^32 - 1 values in all, an axis out of range or
+/// given twice, transformed axes that all have length 1, or more than three axes of length > 1
+/// from the first transformed one.
 FftLayout fftLayout(const std::vector<uint32_t>& shape, const std::vector<int32_t>& axes);
 
 /// "{8, 64}": a shape or axes list as error messages write it.
