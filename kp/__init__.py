@@ -12,8 +12,8 @@ from kp.enums import DataTypes, MemoryTypes, TensorTypes
 from kp.log import log_level
 from kp.manager import Manager
 from kp.memory import Image, Memory, Tensor
-from kp.operations import (OpAlgoDispatch, OpBase, OpCopy, OpMult, OpSyncDevice, OpSyncLocal,
-                           OpTensorCopy, OpTensorSyncDevice, OpTensorSyncLocal)
+from kp.operations import (OpAlgoDispatch, OpBase, OpCopy, OpFFT, OpMult, OpSyncDevice,
+                           OpSyncLocal, OpTensorCopy, OpTensorSyncDevice, OpTensorSyncLocal)
 from kp.sequence import Sequence
 from kp.shader import Shader
 
@@ -21,8 +21,9 @@ __version__ = "0.9.0"
 
 __all__ = [
     "Algorithm", "DataTypes", "Image", "Manager", "Memory", "MemoryTypes", "OpAlgoDispatch", "OpBase",
-    "OpCopy", "OpMult", "OpSyncDevice", "OpSyncLocal", "OpTensorCopy", "OpTensorSyncDevice",
-    "OpTensorSyncLocal", "Sequence", "Shader", "Tensor", "TensorTypes", "log_level",
+    "OpCopy", "OpFFT", "OpMult", "OpSyncDevice", "OpSyncLocal", "OpTensorCopy",
+    "OpTensorSyncDevice", "OpTensorSyncLocal", "Sequence", "Shader", "Tensor", "TensorTypes",
+    "log_level",
     "bool", "char", "custom", "device", "deviceAndHost", "double", "float", "float16", "host",
     "int", "short", "storage", "uchar", "uint", "ushort",
 ]

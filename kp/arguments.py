@@ -8,6 +8,7 @@ from kp.enums import MemoryTypes
 
 UINT32_MAX = 2**32 - 1
 UINT64_MAX = 2**64 - 1
+INT32_MIN, INT32_MAX = -2**31, 2**31 - 1
 
 
 def type_name(value) -> str:
@@ -16,15 +17,20 @@ def type_name(value) -> str:
 
 def uint32(call: str, name: str, value) -> int:
     """``value`` as a C++ uint32_t: an integer in 0 .. 2**32 - 1."""
-    return _unsigned(call, name, value, UINT32_MAX)
+    return _integer(call, name, value, 0, UINT32_MAX)
 
 
 def uint64(call: str, name: str, value) -> int:
     """``value`` as a C++ uint64_t: an integer in 0 .. 2**64 - 1."""
-    return _unsigned(call, name, value, UINT64_MAX)
+    return _integer(call, name, value, 0, UINT64_MAX)
 
 
-def _unsigned(call: str, name: str, value, maximum: int) -> int:
+def int32(call: str, name: str, value) -> int:
+    """``value`` as a C++ int32_t: an integer in -2**31 .. 2**31 - 1."""
+    return _integer(call, name, value, INT32_MIN, INT32_MAX)
+
+
+def _integer(call: str, name: str, value, minimum: int, maximum: int) -> int:
     if isinstance(value, bool):
         raise TypeError(f"{call}: {name} must be an int, got bool {value!r}")
     try:
@@ -32,19 +38,28 @@ def _unsigned(call: str, name: str, value, maximum: int) -> int:
     except TypeError:
         raise TypeError(f"{call}: {name} must be an int, got {type_name(value)} "
                         f"{value!r}") from None
-    if not 0 <= number <= maximum:
-        raise TypeError(f"{call}: {name} must be an int in 0 .. {maximum}, got {number}")
+    if not minimum <= number <= maximum:
+        raise TypeError(f"{call}: {name} must be an int in {minimum} .. {maximum}, got {number}")
     return number
 
 
 def uint32_list(call: str, name: str, values, length: int | None = None) -> list[int]:
     """A sequence of uint32 values (of ``length`` entries when given)."""
+    return _integer_list(call, name, values, uint32, length)
+
+
+def int32_list(call: str, name: str, values) -> list[int]:
+    """A sequence of int32 values."""
+    return _integer_list(call, name, values, int32, None)
+
+
+def _integer_list(call: str, name: str, values, convert, length: int | None) -> list[int]:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise TypeError(f"{call}: {name} must be a list of ints, got {type_name(values)}")
     if length is not None and len(values) != length:
         raise TypeError(f"{call}: {name} must have {length} entries, got {len(values)}: "
                         f"{list(values)!r}")
-    return [uint32(call, f"{name}[{i}]", v) for i, v in enumerate(values)]
+    return [convert(call, f"{name}[{i}]", v) for i, v in enumerate(values)]
 
 
 def memory_type(call: str, memory_type_arg, tensor_type_arg) -> MemoryTypes:

@@ -6,8 +6,13 @@ buffer in one sequence see each other's results.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from vkdispatch.errors import InvalidArgumentError
+
 from kp import arguments, constants
 from kp.algorithm import Algorithm
+from kp.memory import Memory
 from kp.native import native as _native
 
 
@@ -24,8 +29,8 @@ class OpBase:
         self._keep = keep  # the Python objects it uses (the native op holds the native ones)
 
 
-def _natives(call: str, mem_objects) -> list:
-    return [m._native for m in arguments.memory_list(call, "mem_objects", mem_objects)]
+def _natives(call: str, mem_objects, name: str = "mem_objects") -> list:
+    return [m._native for m in arguments.memory_list(call, name, mem_objects)]
 
 
 def _algorithm(call: str, algorithm) -> Algorithm:
@@ -76,6 +81,52 @@ class OpMult(OpAlgoDispatch):
         algorithm = _algorithm("OpMult", algorithm)
         self._set(_native.kp_mult(natives, algorithm._native), mem_objects, algorithm)
         algorithm._rebuilt(list(mem_objects), [])  # the multiply shader has no constants
+
+
+class OpFFT(OpBase):
+    """VkFFT's complex-to-complex transform, in place, of a tensor or of each of a list of
+    tensors. A float32 tensor holds complex64 values and a float64 tensor complex128 ones, as
+    (real, imaginary) pairs: ``tensor.data().view(np.complex64)`` reads them.
+
+    ``shape`` is the complex array's shape (an int for one axis; the last axis contiguous) and
+    ``axes`` the transformed axes (default: all; negative ones count from the end), so a tensor
+    ends up as ``np.fft.fftn(x.reshape(shape), axes=axes)``, or ``np.fft.ifftn`` (which divides
+    by the product of the transformed lengths) when ``inverse``. The axes before the first
+    transformed one are batches: ``shape=(count, n), axes=[-1]`` transforms ``count`` lines of
+    ``n``. VkFFT takes at most three axes of length > 1 from the first transformed one on.
+
+    The plan is built here (VkFFT compiles its kernels: up to a second) and kept by the manager,
+    by shape, axes and precision, as is its binding to each tensor, so more ``OpFFT`` operations
+    of that shape, or on that tensor, build nothing again. A tensor of another size than the
+    shape needs, of another data type, destroyed or an image, and a shape or axes VkFFT cannot
+    plan raise ``ValueError`` naming the argument.
+    """
+
+    def __init__(self, tensors, shape, inverse=False, axes=None):
+        call = "OpFFT"
+        if isinstance(tensors, Memory):
+            tensors = [tensors]
+        natives = _natives(call, tensors, "tensors")
+        if hasattr(shape, "__index__"):
+            shape = [shape]
+        shape = arguments.uint32_list(call, "shape", shape)
+        if not isinstance(inverse, (bool, np.bool_)):
+            raise TypeError(f"{call}: inverse must be a bool, got {arguments.type_name(inverse)} "
+                            f"{inverse!r}")
+        self._set(_native.kp_fft(natives, shape, bool(inverse), _fft_axes(call, axes)), tensors)
+
+
+def _fft_axes(call: str, axes) -> list[int]:
+    """The axes as the native call takes them: an empty list for every axis (None)."""
+    if axes is None:
+        return []
+    if hasattr(axes, "__index__"):
+        axes = [axes]
+    axes = arguments.int32_list(call, "axes", axes)
+    if not axes:
+        raise InvalidArgumentError(f"Kompute {call}: axes: at least one axis, got none (None "
+                                   "transforms every axis)")
+    return axes
 
 
 # Kompute 0.8-0.9's names.

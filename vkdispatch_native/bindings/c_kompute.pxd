@@ -1,6 +1,6 @@
 # Declarations of the Kompute C++ API (include/kompute/) as bindings/kompute_bridge.hpp presents
 # it to Cython. Every call that can fail raises through raiseNativeError.
-from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libcpp cimport bool
 from libcpp.memory cimport shared_ptr
 from libcpp.string cimport string
@@ -74,6 +74,9 @@ cdef extern from "kompute_bridge.hpp" namespace "kp::bindings" nogil:
     shared_ptr[OpBase] opCopy(const vector[shared_ptr[Memory]]& mems) except +raiseNativeError
     shared_ptr[OpBase] opMult(const vector[shared_ptr[Memory]]& mems,
                               const shared_ptr[Algorithm]& algorithm) except +raiseNativeError
+    shared_ptr[OpBase] opFFT(const vector[shared_ptr[Memory]]& tensors,
+                             const vector[uint32_t]& shape, bool inverse,
+                             const vector[int32_t]& axes) except +raiseNativeError
     shared_ptr[OpBase] opAlgoDispatch(const shared_ptr[Algorithm]& algorithm,
                                       const Constants& push) except +raiseNativeError
     int dataType(const Memory& memory)

@@ -7,6 +7,7 @@
 # used. So a destroy asked for while calls on the manager's objects run without the GIL is
 # deferred (the object reports itself destroyed at once) and done when the last of them returns.
 cimport numpy as cnp
+from libc.stdint cimport int32_t
 from libcpp.memory cimport shared_ptr
 
 cimport c_kompute as kc
@@ -247,6 +248,29 @@ def kp_copy(list memories):
 
 def kp_mult(list memories, KpAlgorithm algorithm not None):
     return _kp_operation(kc.opMult(_kp_memories(memories), algorithm.ptr))
+
+
+def kp_fft(list memories, vector[uint32_t] shape, bint inverse, vector[int32_t] axes):
+    """VkFFT builds the plan (compiling its kernels: up to a second) without the GIL, while the
+    gates of the tensors' managers hold their destroys back."""
+    cdef vector[shared_ptr[kc.Memory]] natives = _kp_memories(memories)
+    cdef shared_ptr[kc.OpBase] op
+    cdef KpMemory memory
+    cdef _KpGate gate
+    gates = []
+    for memory in memories:
+        if memory.gate is not None and memory.gate not in gates:
+            gates.append(memory.gate)
+    for gate in gates:
+        gate.calls += 1
+    try:
+        with nogil:
+            op = kc.opFFT(natives, shape, inverse, axes)
+    finally:
+        for gate in gates:
+            gate.leave()
+    _check_validation()
+    return _kp_operation(op)
 
 
 def kp_algo_dispatch(KpAlgorithm algorithm not None, const uint8_t[::1] push, uint32_t count,

@@ -112,6 +112,11 @@ inline std::shared_ptr<OpBase> opMult(const MemoryList& mem_objects,
     return std::make_shared<OpMult>(mem_objects, algorithm);
 }
 
+inline std::shared_ptr<OpBase> opFFT(const MemoryList& tensors, const std::vector<uint32_t>& shape,
+                                     bool inverse, const std::vector<int32_t>& axes) {
+    return std::make_shared<OpFFT>(tensors, shape, inverse, axes);
+}
+
 /// No values (count 0): the dispatch pushes the algorithm's current push constants.
 inline std::shared_ptr<OpBase> opAlgoDispatch(const std::shared_ptr<Algorithm>& algorithm,
                                               const Constants& push) {

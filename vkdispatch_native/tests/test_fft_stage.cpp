@@ -9,6 +9,7 @@
 #include <string>
 
 #include "compute_helpers.hpp"
+#include "fft_reference.hpp"
 #include "vkdispatch/buffer_commands.hpp"
 #include "vkdispatch/command_list.hpp"
 #include "vkdispatch/context.hpp"
@@ -24,7 +25,8 @@ using test::upload;
 
 namespace {
 
-using Complex = std::complex<double>;
+using test::Complex;
+using test::relativeError;
 
 std::vector<float> randomComplex(size_t count, unsigned seed) {
     std::mt19937 rng(seed);
@@ -49,15 +51,6 @@ std::vector<Complex> dft(const std::vector<float>& data, size_t n, int sign) {
             out[b * n + k] = sum;
         }
     return out;
-}
-
-double relativeError(const std::vector<float>& got, const std::vector<Complex>& want) {
-    double diff = 0, norm = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-        diff += std::norm(Complex(got[2 * i], got[2 * i + 1]) - want[i]);
-        norm += std::norm(want[i]);
-    }
-    return std::sqrt(diff / norm);
 }
 
 VkfftGeometry lines(uint64_t n, uint64_t count) {

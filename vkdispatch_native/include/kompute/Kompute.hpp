@@ -13,6 +13,7 @@
 #include "kompute/operations/OpBase.hpp"
 #include "kompute/operations/LegacyNames.hpp"
 #include "kompute/operations/OpCopy.hpp"
+#include "kompute/operations/OpFFT.hpp"
 #include "kompute/operations/OpMemoryBarrier.hpp"
 #include "kompute/operations/OpMult.hpp"
 #include "kompute/operations/OpSyncDevice.hpp"

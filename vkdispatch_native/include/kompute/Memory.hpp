@@ -51,6 +51,9 @@ public:
     bool belongsTo(const std::shared_ptr<detail::Runtime>& runtime) const noexcept {
         return m_runtime != nullptr && m_runtime == runtime;
     }
+    /// The Manager's runtime it was made by (null after destroy()), for operations that build
+    /// device objects of their own for it (kp::OpFFT's plans).
+    const std::shared_ptr<detail::Runtime>& runtime() const noexcept { return m_runtime; }
     uint32_t getX() const noexcept { return m_x; }
     uint32_t getY() const noexcept { return m_y; }
 

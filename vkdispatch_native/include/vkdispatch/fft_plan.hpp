@@ -73,6 +73,10 @@ public:
     /// calls while the plan remembers it. Buffers must belong to the plan's context and be large
     /// enough (checked by FftCommand).
     std::shared_ptr<FftBinding> binding(Buffer& buffer, Buffer* input, Buffer* kernel);
+    /// A new binding to raw buffers, `per_queue[q]` for queue q of the context, that the plan
+    /// does not remember: for callers that own their buffers and their own cache of bindings
+    /// (kp::OpFFT). The buffers must outlive the binding and every recording that uses it.
+    std::shared_ptr<FftBinding> bind(const std::vector<VkfftBuffers>& per_queue);
 
     /// How many bindings a plan remembers.
     static constexpr size_t kRememberedBindings = 4;

@@ -106,10 +106,18 @@ std::shared_ptr<FftBinding> FftPlan::binding(Buffer& buffer, Buffer* input, Buff
         if (input) per_queue[q].input = input->replica(q).storage.buffer.get();
         if (kernel) per_queue[q].kernel = kernel->replica(q).storage.buffer.get();
     }
-    auto made = std::make_shared<FftBinding>(m_kernels, per_queue.data());
+    auto made = bind(per_queue);
     m_recent.emplace_front(key, made);
     if (m_recent.size() > kRememberedBindings) m_recent.pop_back();
     return made;
+}
+
+std::shared_ptr<FftBinding> FftPlan::bind(const std::vector<VkfftBuffers>& per_queue) {
+    if (per_queue.size() != static_cast<size_t>(context().queueCount()))
+        throw InvalidArgumentError("per_queue: one set of buffers per queue of the context (" +
+                                   std::to_string(context().queueCount()) + "), got " +
+                                   std::to_string(per_queue.size()));
+    return std::make_shared<FftBinding>(m_kernels, per_queue.data());
 }
 
 }  // namespace vkdispatch
