@@ -91,6 +91,16 @@ TEST(FftStage, BatchedLinesMatchADft) {
     }
 }
 
+// Bluestein's algorithm over several uploads (N = 4099 pads to more than a workgroup holds):
+// the plan's reverse-pass axes have objects of their own, which must go with the plan (under
+// the validation layer, make test-native-validation, a leak is reported at device destruction).
+TEST(FftStage, ABluesteinLengthOfSeveralUploadsMatchesADft) {
+    VKD_REQUIRE_DEVICE();
+    const uint64_t n = 4099, count = 2;
+    FftPlan plan(context(), lines(n, count), {});
+    EXPECT_LT(forwardError(plan, n, n * count, 11), 1e-5);
+}
+
 // Python's start-up sets LC_CTYPE alone, so the process locale has a composite name. VkFFT
 // saves setlocale(LC_ALL, nullptr) and restores it after its own setlocale call freed that
 // name: a read after free under AddressSanitizer (make test-sanitize) unless the plan is built

@@ -321,6 +321,25 @@ void VkfftGeometry::check() const {
     if (runs == 0) throw InvalidArgumentError("runs: must be >= 1, got 0");
 }
 
+namespace {
+
+// VkFFT 1.2.26's deleteVkFFT forgets the axes it plans for the reverse pass of a Bluestein
+// transform split over several uploads (inverseBluesteinAxes[i][j], j >= 1; j = 0 is a copy
+// made before planning, with no objects): their pipelines, layouts and descriptor pools
+// outlived the plan (VUID-vkDestroyDevice-device-00378 at exit, N = 4099 for example).
+void deleteReverseBluesteinAxes(VkFFTApplication& app) {
+    for (VkFFTPlan* plan : {app.localFFTPlan, app.localFFTPlan_inverse}) {
+        if (plan == nullptr) continue;
+        for (uint64_t i = 0; i < app.configuration.FFTdim; ++i) {
+            if (!app.useBluesteinFFT[i] || plan->numAxisUploads[i] < 2) continue;
+            for (uint64_t j = 1; j < plan->numAxisUploads[i]; ++j)
+                deleteAxis(&app, &plan->inverseBluesteinAxes[i][j]);
+        }
+    }
+}
+
+}  // namespace
+
 struct VkfftApplication::State {
     VkPhysicalDevice physical = VK_NULL_HANDLE;
     VkDevice device = VK_NULL_HANDLE;
@@ -340,7 +359,10 @@ struct VkfftApplication::State {
     bool initialized = false;
 
     ~State() {
-        if (initialized) deleteVkFFT(&app);
+        if (initialized) {
+            deleteReverseBluesteinAxes(app);
+            deleteVkFFT(&app);
+        }
         if (fence != VK_NULL_HANDLE) vkDestroyFence(device, fence, nullptr);
     }
 };
