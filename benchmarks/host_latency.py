@@ -42,17 +42,9 @@ import numpy as np
 
 import vkdispatch as vd
 from vkdispatch import _native as native
-import vkdispatch.codegen as vc
-from vkdispatch.codegen.abbreviations import Buff, Const, f32
 
-from dispatch import microseconds  # benchmarks/dispatch.py
+from dispatch import increment, microseconds  # benchmarks/dispatch.py
 from torch_reference import torch_cuda  # benchmarks/torch_reference.py
-
-
-@vd.shader("buf.size", local_size=(64, 1, 1))
-def increment(buf: Buff[f32], amount: Const[f32]):
-    i = vc.global_invocation_id().x
-    buf[i] = buf[i] + amount
 
 
 def call_rows(context, iterations: int) -> dict:
