@@ -883,8 +883,8 @@ def _other_spec(label: str, spec: Spec) -> Spec:
     if label == "more layers":
         return Spec("2d_array", ((1,) + extents)[-2:], layers + 1, spec.scalar, spec.channels,
                     False)
-    if label == "more channels":
-        return spec._replace(channels=spec.channels % 4 + 1, mipmaps=False)
+    if label == "more channels":  # never 3: NVIDIA offers no 3-channel 32-bit images
+        return spec._replace(channels={1: 2, 2: 4, 4: 1}[spec.channels], mipmaps=False)
     if label == "other scalar":
         return spec._replace(scalar={"float32": "int32", "int32": "uint32",
                                      "uint32": "float32"}[spec.scalar], mipmaps=False)
