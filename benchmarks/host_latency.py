@@ -10,7 +10,8 @@ Call + wait of a tiny dispatch:
   runtime's kind of completion signal): the difference is what the signal costs;
 * wait on an idle queue: ``vd.queue_wait_idle()`` with nothing submitted (Python + native);
 * ours: ``increment(buf, 1.0)`` + ``vd.queue_wait_idle()``, as a script writes it;
-* torch: a tiny ``add_`` + ``torch.cuda.synchronize()``.
+* torch: a tiny ``add_`` + ``torch.cuda.synchronize()``;
+* raw CUDA: the CUDA driver's floor under torch's call (``raw_cuda.launch_sync_us``).
 
 Read of --bytes from a device buffer:
 
@@ -18,7 +19,12 @@ Read of --bytes from a device buffer:
   memcpy out (``raw_read_us``); re-recorded: the command buffer recorded before every read;
 * ours native: the extension's ``read_into`` (the transfer engine, no Python layer above it);
 * ours: ``buf.read(0)``;
-* torch: ``t.cpu().numpy()`` of as many bytes.
+* torch: ``t.cpu().numpy()`` of as many bytes;
+* raw CUDA: ``cudaMemcpy`` device -> host into pageable and into pinned memory
+  (``raw_cuda.read_us``).
+
+Below each table: ours over the raw Vulkan floor beside torch over the raw CUDA floor, the
+host work each library adds to its driver (where cupy is installed).
 
 Phases of a tiny submission + wait (a 256-byte fill; ``queue_phases_us``, no Python): record,
 submit, device (from submit's return until the timeline counter shows the work done) and the
@@ -43,6 +49,7 @@ import numpy as np
 import vkdispatch as vd
 from vkdispatch import _native as native
 
+import raw_cuda  # benchmarks/raw_cuda.py
 from dispatch import increment, microseconds  # benchmarks/dispatch.py
 from torch_reference import torch_cuda  # benchmarks/torch_reference.py
 
@@ -67,6 +74,8 @@ def call_rows(context, iterations: int) -> dict:
             x.add_(1.0)
             torch.cuda.synchronize()
         rows["torch: add_ + synchronize"] = lambda: microseconds(launch, iterations)
+    if raw_cuda.launch_sync_us(10) is not None:
+        rows["raw CUDA: launch + synchronize"] = lambda: raw_cuda.launch_sync_us(iterations)
     return rows
 
 
@@ -89,6 +98,11 @@ def read_rows(context, iterations: int, nbytes: int) -> dict:
         t = torch.from_numpy(values).cuda()
         rows["torch: t.cpu().numpy()"] = lambda: microseconds(lambda: t.cpu().numpy(),
                                                               iterations)
+    if raw_cuda.read_us(10, nbytes, False) is not None:
+        rows["raw CUDA: cudaMemcpy to pageable"] = lambda: raw_cuda.read_us(iterations, nbytes,
+                                                                            False)
+        rows["raw CUDA: cudaMemcpy to pinned"] = lambda: raw_cuda.read_us(iterations, nbytes,
+                                                                          True)
     return rows
 
 
@@ -106,6 +120,14 @@ def print_table(title: str, figures: dict, reference: str) -> None:
     print("|---|--:|--:|")
     for name, value in figures.items():
         print(f"| {name} | {value:.2f} | {value / figures[reference]:.2f} |")
+
+
+def print_overheads(figures: dict, pairs: dict) -> None:
+    """Each library's time over its own driver's floor (``pairs``: library row -> driver row):
+    what the library adds, like for like, once the drivers' difference is taken out."""
+    for library, floor in pairs.items():
+        if library in figures and floor in figures:
+            print(f"{library} over {floor}: {figures[library] - figures[floor]:+.2f} us")
 
 
 PHASE_ROWS = {"runtime": None, "raw": "none", "raw + the runtime's entry barrier": "runtime",
@@ -136,11 +158,15 @@ def main() -> None:
         parser.error(f"--bytes: expected a positive multiple of 4, got {args.bytes}")
     context = vd.get_context()
     print(f"device: {vd.get_devices()[0].device_name}")
-    print_table("Call + wait of a tiny dispatch (reference: raw fence)",
-                medians(call_rows(context, args.iterations), args.repeats), "raw fence")
-    print_table(f"Read of {args.bytes} bytes (reference: raw read, recorded once)",
-                medians(read_rows(context, args.iterations, args.bytes), args.repeats),
+    calls = medians(call_rows(context, args.iterations), args.repeats)
+    print_table("Call + wait of a tiny dispatch (reference: raw fence)", calls, "raw fence")
+    print_overheads(calls, {"ours: call + wait": "raw timeline",
+                            "torch: add_ + synchronize": "raw CUDA: launch + synchronize"})
+    reads = medians(read_rows(context, args.iterations, args.bytes), args.repeats)
+    print_table(f"Read of {args.bytes} bytes (reference: raw read, recorded once)", reads,
                 "raw read, recorded once")
+    print_overheads(reads, {"ours: buf.read(0)": "raw read, re-recorded",
+                            "torch: t.cpu().numpy()": "raw CUDA: cudaMemcpy to pageable"})
     print_phases(context, args.iterations, args.repeats)
 
 

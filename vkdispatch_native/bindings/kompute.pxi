@@ -6,13 +6,11 @@
 # while another thread records or evaluates a sequence of the same manager freed what that call
 # used. So a destroy asked for while calls on the manager's objects run without the GIL is
 # deferred (the object reports itself destroyed at once) and done when the last of them returns.
-cimport numpy as cnp
 from libc.stdint cimport int32_t
 from libcpp.memory cimport shared_ptr
 
 cimport c_kompute as kc
 
-cnp.import_array()
 
 cdef uint8_t _NO_DATA = 0
 

@@ -17,6 +17,7 @@ from libcpp.memory cimport make_shared, shared_ptr, unique_ptr
 from libcpp.string cimport string
 from libcpp.utility cimport move, pair
 from libcpp.vector cimport vector
+cimport numpy as cnp
 
 from c_device_info cimport array3, DeviceInfo, DeviceType, QueueFamilyInfo, rankDevices
 from c_device_info cimport selectQueueFamilies
@@ -26,6 +27,8 @@ from c_log cimport recordValidationError, takeValidationErrors
 cimport c_compute as cp
 cimport c_fft as ff
 cimport c_runtime as rt
+
+cnp.import_array()  # numpy's C API: reads into new arrays, kp's host views
 
 # Python exception classes by native error kind (see error_translation.hpp), plus "validation".
 _error_classes = {}
@@ -476,6 +479,31 @@ cdef class NativeBuffer(Closable):
         finally:
             self.leave()
         _check_validation()
+
+    def read_new(self, int type_number, tuple shape, int queue_index):
+        """A new C-contiguous array of numpy type ``type_number`` and ``shape`` (the whole
+        buffer's bytes) filled from replica ``queue_index``: ``read(0)`` without a memoryview,
+        a byte array and a view on the way (about 1 us of a small read's host time)."""
+        cdef int ndim = len(shape)
+        cdef cnp.npy_intp dims[8]
+        if ndim > 8:
+            raise ValueError(f"shape: at most 8 dimensions, got {ndim}")
+        for axis in range(ndim):
+            dims[axis] = shape[axis]
+        cdef cnp.ndarray array = cnp.PyArray_SimpleNew(ndim, dims, type_number)
+        cdef uint64_t size = cnp.PyArray_NBYTES(array)
+        if size != self.size:
+            raise ValueError(f"shape: {shape} of type {type_number} holds {size} bytes, the "
+                             f"buffer {self.size}")
+        cdef void* dst = cnp.PyArray_DATA(array)
+        self.enter()
+        try:
+            with nogil:
+                self.context.transfers.get().read(self.ptr.get()[0], dst, size, 0, queue_index)
+        finally:
+            self.leave()
+        _check_validation()
+        return array
 
     def read_into(self, uint8_t[::1] out, uint64_t offset=0, int queue_index=0):
         """Fills ``out`` (bytes) from ``offset`` of replica ``queue_index``."""
