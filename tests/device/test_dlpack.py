@@ -1,11 +1,13 @@
 """DLPack: buffers whose memory the host can map (lavapipe, integrated GPUs) export CPU views of
 replica 0 that numpy (and torch, where installed) consume without a copy, after the work
 submitted on them; views keep the memory alive past ``destroy()``; ``vd.from_dlpack`` and
-``vd.asbuffer`` import any DLPack producer of host memory; refusals name the reason.
+``vd.asbuffer`` import any DLPack producer of host memory; refusals name the reason. On an
+NVIDIA GPU with torch: CUDA views, ordered both ways with the consumer's stream on the GPU.
 """
 from __future__ import annotations
 
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -238,6 +240,70 @@ def test_a_cuda_view_sees_earlier_vkdispatch_work_and_outlives_destroy(rng, affi
     np.testing.assert_allclose(tensor.cpu().numpy(), expected, rtol=1e-6)
     del tensor
     assert live_buffers() == before - 1
+
+
+def stream_ordered_torch():
+    """torch, where CUDA views are ordered with streams on the GPU: not in debug mode, where
+    the validation layer, blind to CUDA's signals, would report every ordered submission."""
+    torch = cuda_torch()
+    if os.environ.get("VKDISPATCH_DEBUG", "") not in ("", "0"):
+        pytest.skip("in debug mode CUDA views wait on the host and are not ordered after CUDA")
+    return torch
+
+
+def test_cuda_stream_work_on_a_view_comes_before_later_vkdispatch_work(rng):
+    """No synchronize: the read waits on the GPU for the stream's work (a 25 ms spin, then the
+    multiply), which the stream was given when the view was made."""
+    torch = stream_ordered_torch()
+    buffer, data = cuda_buffer(rng, (1 << 20,))
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):  # torch.from_dlpack passes the current stream
+        tensor = torch.from_dlpack(buffer)
+        torch.cuda._sleep(50_000_000)
+        tensor.mul_(3)
+    np.testing.assert_array_equal(buffer.read(0), data * 3)
+    with torch.cuda.stream(side):  # the same once the view is gone: its last hand-over
+        tensor.mul_(2)
+        torch.cuda._sleep(50_000_000)
+        tensor.add_(1)
+    del tensor
+    np.testing.assert_array_equal(buffer.read(0), data * 6 + 1)
+
+
+def test_a_cuda_view_waits_for_vkdispatch_work_on_the_gpu_not_the_host(rng, affine):
+    torch = stream_ordered_torch()
+    buffer, data = cuda_buffer(rng, (1 << 24,))
+    for _ in range(300):  # milliseconds of GPU work, queued in less host time
+        affine(buffer, 1.0, 1.0)
+    tensor = torch.from_dlpack(buffer)
+    still_running = not get_context().finishes_within(0)
+    np.testing.assert_allclose(tensor.cpu().numpy(), data + 300, rtol=1e-6)
+    assert still_running, "the export waited on the host for vkdispatch's work"
+
+
+def test_vkdispatch_and_a_cuda_stream_take_turns_without_synchronizing(rng, affine):
+    torch = stream_ordered_torch()
+    buffer, data = cuda_buffer(rng, (1 << 20,))
+    expected = data.astype(np.float64)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        for _ in range(10):
+            affine(buffer, 1.0, 1.0)
+            view = torch.from_dlpack(buffer)  # CUDA's turn: after the affine, on the GPU
+            torch.cuda._sleep(2_000_000)
+            view.mul_(0.5)  # the next affine waits for this on the GPU
+            expected = (expected + 1) * 0.5
+    np.testing.assert_allclose(buffer.read(0), expected, rtol=1e-6)
+
+
+def test_stream_minus_one_asks_for_no_ordering_and_bad_streams_are_refused(rng):
+    cuda_torch()
+    buffer, data = cuda_buffer(rng, (100,))
+    with pytest.raises(BufferError, match="stream"):
+        buffer.__dlpack__(stream="default")
+    cupy = pytest.importorskip("cupy")
+    view = cupy.from_dlpack(buffer.__dlpack__(stream=-1))
+    np.testing.assert_array_equal(cupy.asnumpy(view), data)
 
 
 def test_cupy_views_the_buffer(rng):

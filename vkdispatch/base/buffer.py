@@ -290,11 +290,22 @@ class Buffer(Handle, Generic[_ArgType]):
                    dl_device: tuple | None = None, copy: bool | None = None):
         """DLPack export: ``numpy.from_dlpack(buffer)``, ``torch.from_dlpack(buffer)``,
         ``cupy.from_dlpack(buffer)`` view replica 0 without a copy: host memory where it is
-        host-visible (CPU devices, integrated GPUs), CUDA memory on NVIDIA GPUs. The view
-        waits for the work submitted on the buffer so far; work on the view must be complete
-        before vkdispatch uses the buffer again. The view keeps the memory alive: ``destroy()``
-        frees it once the last view is gone. ``copy=True`` exports a host copy. Elsewhere
-        BufferError names why no view is possible."""
+        host-visible (CPU devices, integrated GPUs), CUDA memory on NVIDIA GPUs.
+
+        Ordering of a CUDA view, on the CUDA stream the consumer names (``stream``, DLPack's
+        argument, which ``torch.from_dlpack`` and ``cupy.from_dlpack`` pass: the current
+        stream; None is the legacy default stream): work issued to it afterwards starts once the
+        work submitted on the buffer so far is done, and while the view lives every later
+        submission to the buffer's queue starts once the work issued to that stream before it
+        is done. Neither side waits on the host: the GPU waits, on timeline semaphores shared
+        with CUDA. Where the driver cannot share them the view is made after a host wait, and
+        CUDA work on it must be complete (``torch.cuda.synchronize()``) before vkdispatch uses
+        the buffer again. ``stream=-1``: no ordering at all (the consumer's job). A host view
+        waits for the buffer's work before it is made.
+
+        The view keeps the memory alive: ``destroy()`` frees it once the last view is gone.
+        ``copy=True`` exports a host copy. Elsewhere BufferError names why no view is
+        possible."""
         return dlpack.export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:

@@ -92,18 +92,30 @@ def export(buffer, stream: Any = None, max_version: tuple | None = None,
                           f"copy (copy=True, or buffer.read(0))")
     if device[0] == KDL_CPU and stream is not None:
         raise BufferError(f"stream: a CPU view takes no stream (DLPack: None), got {stream!r}")
-    # A CUDA consumer's stream needs no wait from us: the view is made after our work on the
-    # buffer completed.
     code, bits = _type_code(buffer)
     versioned = max_version is not None and int(max_version[0]) >= 1
     shape = tuple(int(axis) for axis in buffer._layout()[1])
-    make = (_native(buffer).host_view_capsule if device[0] == KDL_CPU
-            else _native(buffer).cuda_view_capsule)
-    capsule = make(buffer._native, _VIEWED_QUEUE, shape, code, bits, versioned)
+    if device[0] == KDL_CPU:
+        capsule = _native(buffer).host_view_capsule(buffer._native, _VIEWED_QUEUE, shape, code,
+                                                    bits, versioned)
+    else:
+        capsule = _native(buffer).cuda_view_capsule(buffer._native, _VIEWED_QUEUE, shape, code,
+                                                    bits, versioned, _cuda_stream(stream))
     if capsule is None:  # its memory stopped being host-visible: cannot happen after the check
         raise BufferError("this buffer's memory is not host-visible")
     _EXPORTED[(device[0], _native(buffer).capsule_data_address(capsule))] = buffer
     return capsule
+
+
+def _cuda_stream(stream: Any) -> int:
+    """The CUstream handle of DLPack's ``stream`` argument for a CUDA view: None is the legacy
+    default stream (1), -1 asks for no ordering."""
+    if stream is None:
+        return 1
+    if isinstance(stream, bool) or not isinstance(stream, int) or stream < -1:
+        raise BufferError(f"stream: expected None, -1 or a CUDA stream handle (an int >= 0), "
+                          f"got {stream!r}")
+    return stream
 
 
 def _exported_buffer(kind: int, address: int, shape: tuple, dtype: np.dtype):

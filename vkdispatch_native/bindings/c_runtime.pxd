@@ -77,6 +77,8 @@ cdef extern from "vkdispatch/cuda_view.hpp" namespace "vkdispatch" nogil:
         CudaView(Buffer& buffer, int queue_index) except +raiseNativeError
         unsigned long long pointer()
         int ordinal()
+        bool beginStream(size_t stream) except +raiseNativeError
+        void endStream(size_t stream)
         void copyFrom(unsigned long long source, uint64_t size) except +raiseNativeError
     int cudaDeviceOf "vkdispatch::CudaView::cudaDeviceOf"(
         Buffer& buffer, int queue_index, string* why) except +raiseNativeError

@@ -54,10 +54,32 @@ DEF _DLPACK_MAJOR = 1
 DEF _DLPACK_MINOR = 0
 
 
-cdef void _leave_view(void* owner) noexcept nogil:
+cdef struct _StreamUse:
+    # What a view's deleter ends: the CUDA stream its use was ordered with (CudaView::
+    # beginStream), stored after the shape and strides of the view's block.
+    int queue_index
+    size_t stream
+    bint ordered
+
+
+cdef _StreamUse _stream_use_of(int queue_index, long long stream):
+    cdef _StreamUse use
+    use.queue_index = queue_index
+    use.stream = <size_t>stream
+    use.ordered = False
+    return use
+
+
+cdef _StreamUse* _stream_use(DLTensor* tensor) noexcept nogil:
+    return <_StreamUse*>(tensor.shape + 2 * tensor.ndim)
+
+
+cdef void _leave_view(void* owner, _StreamUse* use) noexcept nogil:
     # owner: the view's NativeBuffer, referenced and entered
     with gil:
         try:
+            if use.ordered:
+                (<NativeBuffer>owner).cuda_views[use.queue_index].endStream(use.stream)
             (<Closable>owner).leave()
         except BaseException as error:  # a deleter cannot raise: report and go on
             native_log(LogLevel.Error, f"releasing a DLPack view: {error}".encode())
@@ -66,12 +88,12 @@ cdef void _leave_view(void* owner) noexcept nogil:
 
 
 cdef void _delete_unversioned(DLManagedTensor* managed) noexcept nogil:
-    _leave_view(managed.manager_ctx)
+    _leave_view(managed.manager_ctx, _stream_use(&managed.dl_tensor))
     free(managed)
 
 
 cdef void _delete_versioned(DLManagedTensorVersioned* managed) noexcept nogil:
-    _leave_view(managed.manager_ctx)
+    _leave_view(managed.manager_ctx, _stream_use(&managed.dl_tensor))
     free(managed)
 
 
@@ -110,17 +132,21 @@ cdef void _describe(DLTensor* tensor, void* data, int device_type, int device_id
 
 
 cdef object _capsule(NativeBuffer buffer, void* data, int device_type, int device_id,
-                     tuple shape, int code, int bits, bint versioned):
-    """The capsule of a view of ``buffer`` (entered by the caller: on failure it is left)."""
+                     tuple shape, int code, int bits, bint versioned, _StreamUse use):
+    """The capsule of a view of ``buffer`` (entered by the caller: on failure it is left, and
+    the stream use ended)."""
     cdef int ndim = len(shape)
     cdef size_t head = sizeof(DLManagedTensorVersioned) if versioned else sizeof(DLManagedTensor)
-    cdef char* block = <char*>malloc(head + 2 * ndim * sizeof(int64_t))
+    cdef char* block = <char*>malloc(head + 2 * ndim * sizeof(int64_t) + sizeof(_StreamUse))
     cdef int64_t* sizes = <int64_t*>(block + head)
     cdef DLManagedTensor* unversioned
     cdef DLManagedTensorVersioned* managed
     if block == NULL:
+        if use.ordered:
+            buffer.cuda_views[use.queue_index].endStream(use.stream)
         buffer.leave()
         raise MemoryError("allocating a DLPack tensor")
+    (<_StreamUse*>(sizes + 2 * ndim))[0] = use
     Py_INCREF(buffer)  # released with the view, by its deleter
     if versioned:
         managed = <DLManagedTensorVersioned*>block
@@ -139,11 +165,11 @@ cdef object _capsule(NativeBuffer buffer, void* data, int device_type, int devic
 
 
 cdef rt.CudaView* _cuda_view(NativeBuffer buffer, int queue_index) except NULL:
-    """The replica's CUDA mapping (made once, see NativeBuffer.cuda_views), after the work
-    submitted on it so far has completed; the caller has entered ``buffer``."""
+    """The replica's CUDA mapping (made once, see NativeBuffer.cuda_views); the caller has
+    entered ``buffer`` and orders the work on it."""
     cdef rt.CudaView* view = NULL
-    with nogil:
-        buffer.ptr.get().waitForWork(queue_index)  # raises IndexError for a bad index
+    if not 0 <= queue_index < buffer.ptr.get().replicaCount():
+        raise IndexError(f"queue_index: {queue_index} is not a replica of the buffer")
     if buffer.cuda_views.empty():
         buffer.cuda_views.resize(buffer.ptr.get().replicaCount(), NULL)
     if buffer.cuda_views[queue_index] == NULL:
@@ -173,23 +199,35 @@ def host_view_capsule(NativeBuffer buffer, int queue_index, tuple shape, int cod
     if data == NULL:
         buffer.leave()
         return None
-    return _capsule(buffer, data, _KDL_CPU, 0, shape, code, bits, versioned)
+    return _capsule(buffer, data, _KDL_CPU, 0, shape, code, bits, versioned,
+                    _stream_use_of(queue_index, -1))
 
 
 def cuda_view_capsule(NativeBuffer buffer, int queue_index, tuple shape, int code, int bits,
-                      bint versioned):
+                      bint versioned, long long stream):
     """A DLPack capsule viewing replica ``queue_index`` of ``buffer`` as CUDA device memory
-    (see cuda_view.hpp), once the work submitted on it so far has completed."""
+    (see cuda_view.hpp). ``stream`` (a CUstream handle, 1 for the legacy default stream): its
+    later work follows the work submitted on the replica so far and, while the view lives,
+    the queue's later submissions follow the stream's work (a host wait instead where the
+    device or driver cannot order them); -1: no ordering (DLPack: the consumer's)."""
     cdef rt.CudaView* view
+    cdef _StreamUse use = _stream_use_of(queue_index, stream)
     buffer.enter()
     try:
         view = _cuda_view(buffer, queue_index)
+        if stream != -1:
+            with nogil:
+                use.ordered = view.beginStream(use.stream)
+                if not use.ordered:
+                    buffer.ptr.get().waitForWork(queue_index)
         _check_validation()
     except BaseException:
+        if use.ordered:
+            view.endStream(use.stream)
         buffer.leave()
         raise
     return _capsule(buffer, <void*>view.pointer(), _KDL_CUDA, view.ordinal(), shape, code,
-                    bits, versioned)
+                    bits, versioned, use)
 
 
 def cuda_device_of(NativeBuffer buffer, int queue_index):
@@ -210,6 +248,7 @@ def copy_from_cuda(NativeBuffer buffer, int queue_index, unsigned long long sour
     try:
         view = _cuda_view(buffer, queue_index)
         with nogil:
+            buffer.ptr.get().waitForWork(queue_index)
             view.copyFrom(source, size)
     finally:
         buffer.leave()

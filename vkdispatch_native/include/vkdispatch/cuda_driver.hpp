@@ -20,8 +20,12 @@ using Device = int;  // CUdevice
 using Context = struct CUctx_st*;
 using ExternalMemory = struct CUextMemory_st*;
 using DevicePointer = unsigned long long;  // CUdeviceptr
+using Stream = struct CUstream_st*;
+using ExternalSemaphore = struct CUextSemaphore_st*;
 
 constexpr int kExternalMemoryOpaqueFd = 1;  // CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD
+// CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD (CUDA 11.2 and later)
+constexpr int kExternalSemaphoreTimelineFd = 9;
 
 struct ExternalMemoryHandleDesc {  // CUDA_EXTERNAL_MEMORY_HANDLE_DESC
     int type;
@@ -45,6 +49,29 @@ struct ExternalMemoryBufferDesc {  // CUDA_EXTERNAL_MEMORY_BUFFER_DESC
     unsigned int reserved[16];
 };
 
+struct ExternalSemaphoreHandleDesc {  // CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC
+    int type;
+    union {
+        int fd;
+        struct {
+            void* handle;
+            const void* name;
+        } win32;
+        const void* nv_sci_sync_object;
+    } handle;
+    unsigned int flags;
+    unsigned int reserved[16];
+};
+
+// CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS and _WAIT_PARAMS: for a timeline semaphore only the
+// fence value (their first member) is read; every other field must be zero. Both are 144
+// bytes; the tail here is zeroed padding of that size.
+struct ExternalSemaphoreFenceParams {
+    unsigned long long value = 0;
+    unsigned int zeroes[34] = {};
+};
+static_assert(sizeof(ExternalSemaphoreFenceParams) == 144, "the driver's parameter size");
+
 }  // namespace cuda
 
 class CudaDriver {
@@ -59,6 +86,21 @@ public:
     int deviceWithUuid(const std::array<uint8_t, 16>& uuid) const;
     /// Throws Error naming `what` and the driver's message when `result` is a failure.
     void check(cuda::Result result, const std::string& what) const;
+    /// Runs `body` with `context` current on this thread, the previous one current again after
+    /// (also when `body` throws).
+    template <typename Body>
+    void inContext(cuda::Context context, Body&& body) const {
+        check(cuCtxPushCurrent(context), "making the CUDA context current");
+        try {
+            body();
+        } catch (...) {
+            cuda::Context popped = nullptr;
+            cuCtxPopCurrent(&popped);
+            throw;
+        }
+        cuda::Context popped = nullptr;
+        check(cuCtxPopCurrent(&popped), "restoring the CUDA context");
+    }
 
     cuda::Result (*cuInit)(unsigned int) = nullptr;
     cuda::Result (*cuDeviceGetCount)(int*) = nullptr;
@@ -78,6 +120,15 @@ public:
     cuda::Result (*cuMemFree)(cuda::DevicePointer) = nullptr;
     cuda::Result (*cuMemcpyDtoD)(cuda::DevicePointer, cuda::DevicePointer, size_t) = nullptr;
     cuda::Result (*cuGetErrorString)(cuda::Result, const char**) = nullptr;
+    cuda::Result (*cuImportExternalSemaphore)(cuda::ExternalSemaphore*,
+                                              const cuda::ExternalSemaphoreHandleDesc*) = nullptr;
+    cuda::Result (*cuSignalExternalSemaphoresAsync)(const cuda::ExternalSemaphore*,
+                                                    const cuda::ExternalSemaphoreFenceParams*,
+                                                    unsigned int, cuda::Stream) = nullptr;
+    cuda::Result (*cuWaitExternalSemaphoresAsync)(const cuda::ExternalSemaphore*,
+                                                  const cuda::ExternalSemaphoreFenceParams*,
+                                                  unsigned int, cuda::Stream) = nullptr;
+    cuda::Result (*cuDestroyExternalSemaphore)(cuda::ExternalSemaphore) = nullptr;
 
 private:
     friend struct CudaDriverLoader;

@@ -3,14 +3,22 @@
 // Vulkan memory exported as a file descriptor, imported into the primary context of the CUDA
 // device with the same UUID, and mapped at the replica's offset.
 //
-// Ordering: the constructor returns once the work submitted so far on the replica completed,
-// so CUDA work issued after it sees every result. The other way round is the caller's: CUDA
-// work on the view must be complete before later vkdispatch work uses the buffer.
+// Ordering: beginStream(stream) makes CUDA work issued to `stream` afterwards follow the
+// replica's Vulkan work so far, and, until the matching endStream(), every later submission to
+// the replica's queue follow the work issued to `stream` before it (CudaStreamOrdering, one per
+// stream, kept for later views). Where the device or driver cannot order them, beginStream()
+// returns false and ordering is the caller's (a host wait one way, the user's the other).
 //
-// Thread safety: one object per view; the driver calls are thread-safe.
+// Thread safety: beginStream() and endStream() may run on any thread; the driver calls are
+// thread-safe.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "vkdispatch/cuda_driver.hpp"
+#include "vkdispatch/cuda_stream_ordering.hpp"
 
 namespace vkdispatch {
 
@@ -30,18 +38,31 @@ public:
     CudaView(const CudaView&) = delete;
     CudaView& operator=(const CudaView&) = delete;
 
+    /// See the file comment; false (and nothing ordered) where ordering is impossible.
+    /// `stream`: a CUstream of the view's device's primary context, as DLPack passes it (1:
+    /// the legacy default stream, 2: the per-thread one).
+    bool beginStream(uintptr_t stream);
+    void endStream(uintptr_t stream);
+
     cuda::DevicePointer pointer() const noexcept { return m_pointer; }
     int ordinal() const noexcept { return m_ordinal; }
     /// Copies `bytes` from CUDA device memory at `source` into the view and waits for the copy.
     void copyFrom(cuda::DevicePointer source, uint64_t bytes);
 
 private:
-    // Runs `body` with the device's primary context current on this thread.
-    template <typename Body>
-    void inContext(Body&& body);
     void release() noexcept;
 
+    struct StreamUse {
+        std::unique_ptr<CudaStreamOrdering> ordering;
+        int views = 0;  // views on the stream not ended yet
+    };
+
     const CudaDriver* m_driver;
+    Buffer& m_buffer;
+    int m_queue_index;
+    std::mutex m_streams_mutex;
+    std::map<cuda::Stream, StreamUse> m_streams;  // under m_streams_mutex
+    std::string m_unordered;  // why streams cannot be ordered, once that was found
     int m_ordinal = -1;
     cuda::Device m_device = 0;
     cuda::Context m_context = nullptr;

@@ -49,6 +49,10 @@ public:
     /// The alignment of host memory this device can import (VK_EXT_external_memory_host,
     /// enabled where the device has it), or 0 where it cannot (and on adopted devices).
     uint64_t hostImportAlignment() const noexcept { return m_host_import_alignment; }
+    /// Whether its queues' timeline semaphores (and new ones) export as POSIX file descriptors
+    /// (VK_KHR_external_semaphore_fd; only where buffer memory exports too): CUDA streams then
+    /// wait on and signal them.
+    bool exportsTimelines() const noexcept { return m_exports_timelines; }
 
 private:
     // The pools and one Queue per entry of `queue_families` (hardware queue `hardware[i]`);
@@ -69,6 +73,7 @@ private:
     // Handle types its memory pool allocates buffer memory exportable as (memoryPool()
     // .exportTypes()): opaque file descriptors where VK_KHR_external_memory_fd allows them.
     VkExternalMemoryHandleTypeFlags m_export_handle_types = 0;
+    bool m_exports_timelines = false;
 };
 
 }  // namespace vkdispatch

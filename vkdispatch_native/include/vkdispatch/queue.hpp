@@ -94,6 +94,22 @@ void recordFullBarrier(VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAcc
 /// earlier work on the queue.
 void recordEntryBarrier(VkCommandBuffer cb);
 
+/// A timeline semaphore starting at 0; `exportable`: exportable as a POSIX file descriptor
+/// (exportTimelineFd()), for a device whose exportsTimelines().
+UniqueSemaphore createTimelineSemaphore(VkDevice device, bool exportable);
+/// A POSIX file descriptor of a semaphore made exportable; the caller owns it.
+int exportSemaphoreFd(VkDevice device, VkSemaphore semaphore);
+
+/// Work outside Vulkan (a CUDA stream) that submissions to a queue must follow while it is
+/// attached (Queue::attach): each submission asks handOver() for a semaphore value, signalled
+/// once the outside work issued so far is done, and waits for it on the device.
+class ExternalOrdering {
+public:
+    virtual ~ExternalOrdering() = default;
+    /// Called under the queue's lock, once per submission; must not submit to the queue.
+    virtual std::pair<VkSemaphore, uint64_t> handOver() = 0;
+};
+
 class Queue {
 public:
     using Recorder = std::function<void(VkCommandBuffer)>;
@@ -106,9 +122,10 @@ public:
 
     /// `hardware_lock` is shared by every Queue on the same VkQueue (a lock of its own when
     /// null).
+    /// `exportable_timeline`: its timeline semaphore exports (exportTimelineFd()).
     Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int global_index,
           std::chrono::nanoseconds poll = std::chrono::nanoseconds(0),
-          std::shared_ptr<std::mutex> hardware_lock = nullptr);
+          std::shared_ptr<std::mutex> hardware_lock = nullptr, bool exportable_timeline = false);
     ~Queue();
     Queue(const Queue&) = delete;
     Queue& operator=(const Queue&) = delete;
@@ -166,6 +183,25 @@ public:
     /// it builds a plan). `work` must not submit through this Queue.
     void runExclusive(const std::function<void(VkQueue)>& work);
 
+    /// Makes every later submission wait, on the device, for what `ordering` hands over
+    /// (until detach()). `ordering` must outlive its attachment.
+    void attach(ExternalOrdering& ordering);
+    /// Ends the attachment; with `last_wait` the next submission still waits for one last
+    /// hand-over (the work issued outside before this call).
+    void detach(ExternalOrdering& ordering, bool last_wait);
+    /// Drops the last waits of detached orderings on `semaphore` that no submission took yet
+    /// (before the semaphore is destroyed).
+    void forgetWaitsOn(VkSemaphore semaphore);
+    /// A POSIX file descriptor of the timeline semaphore (the caller owns it), or -1 where the
+    /// queue was made without `exportable_timeline`.
+    int exportTimelineFd() const;
+    /// The value that covers `value` once sent: flushes the batch holding it and returns the
+    /// value its batch signals (what another device or API may wait on).
+    uint64_t sentValueCovering(uint64_t value) {
+        flushThrough(value);
+        return signalledCovering(value);
+    }
+
     uint32_t family() const noexcept { return m_family; }
     /// The raw queue, for reference measurements that bypass submit() (the queue must be idle
     /// and no other thread may submit meanwhile).
@@ -174,10 +210,10 @@ public:
     VkDevice device() const noexcept { return m_device; }
 
 private:
-    // Calls of the open batch that run after the same semaphore wait (none: VK_NULL_HANDLE).
+    // Calls of the open batch that run after the same semaphore waits (often none).
     struct PendingGroup {
-        VkSemaphore wait = VK_NULL_HANDLE;
-        uint64_t wait_value = 0;
+        std::vector<VkSemaphore> waits;
+        std::vector<uint64_t> wait_values;
         std::vector<VkCommandBuffer> cbs;
     };
 
@@ -188,6 +224,9 @@ private:
     uint64_t submitRecorded(const VkCommandBuffer* cbs, uint32_t count,
                             VkSemaphore wait = VK_NULL_HANDLE, uint64_t wait_value = 0,
                             RoomWait room_wait = RoomWait::Interruptible);
+    // Adds `wait` (when set), the final hand-overs of detached orderings and a hand-over of
+    // each attached one to `group` (m_mutex held).
+    void addWaits(PendingGroup& group, VkSemaphore wait, uint64_t wait_value);
     // Returns (with `lock` on m_mutex held again) once one more submission fits the bound.
     void waitForRoom(std::unique_lock<std::mutex>& lock, RoomWait room_wait);
     void waitUntil(uint64_t value, bool interruptible);
@@ -226,6 +265,10 @@ private:
     std::vector<VkCommandBuffer> m_free;
     std::vector<std::pair<uint64_t, VkCommandBuffer>> m_in_flight;
     std::vector<std::pair<uint64_t, std::function<void()>>> m_retired;
+    std::vector<ExternalOrdering*> m_orderings;  // attached (under m_mutex)
+    // Last hand-overs of detached orderings, waited for by the next submission (under m_mutex).
+    std::vector<std::pair<VkSemaphore, uint64_t>> m_final_waits;
+    bool m_exportable_timeline = false;
 
     // The open batch (under m_mutex): its calls hold the values after m_flushed.
     std::vector<PendingGroup> m_pending;

@@ -55,6 +55,21 @@ bool exportsOpaqueFds(VkPhysicalDevice device) {
            (features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT) == 0;
 }
 
+// Whether timeline semaphores can be exported as POSIX file descriptors
+// (VK_KHR_external_semaphore_fd): what ordering CUDA streams and queues on the device needs.
+bool exportsTimelineFds(VkPhysicalDevice device) {
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkPhysicalDeviceExternalSemaphoreInfo query{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO};
+    query.pNext = &type;
+    query.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkExternalSemaphoreProperties properties{VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
+    vkGetPhysicalDeviceExternalSemaphoreProperties(device, &query, &properties);
+    const VkExternalSemaphoreFeatureFlags needed = VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT;
+    return (properties.externalSemaphoreFeatures & needed) == needed;
+}
+
 }  // namespace
 
 Device::Device(const Instance& instance, int device_index, const std::vector<int>& queue_families,
@@ -95,6 +110,15 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
         m_info.device_type != DeviceType::Cpu && exportsOpaqueFds(m_physical)) {
         extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
         m_export_handle_types = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    }
+    // Not in debug mode: the validation layer cannot see CUDA signal a shared semaphore, so it
+    // would take every submission waiting for one as never finishing (and report the reuse of
+    // its command buffer); CUDA views then wait on the host.
+    if (m_export_handle_types != 0 && !instance.debug() &&
+        contains(available, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) &&
+        exportsTimelineFds(m_physical)) {
+        extensions.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+        m_exports_timelines = true;
     }
     if (contains(available, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) &&
         vkGetMemoryHostPointerPropertiesEXT != nullptr) {
@@ -159,7 +183,7 @@ void Device::createQueues(const std::vector<int>& queue_families,
             if (!lock) lock = std::make_shared<std::mutex>();
             m_queues.push_back(std::make_unique<Queue>(
                 m_device, family, hardware[i], first_queue_index + static_cast<int>(i),
-                pollBeforeBlocking(m_info.device_type), lock));
+                pollBeforeBlocking(m_info.device_type), lock, m_exports_timelines));
         }
         std::set<uint32_t> families(queue_families.begin(), queue_families.end());
         m_families.assign(families.begin(), families.end());

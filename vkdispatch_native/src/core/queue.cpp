@@ -53,25 +53,42 @@ std::chrono::nanoseconds pollBeforeBlocking(DeviceType type) noexcept {
     return kGpuPoll;
 }
 
+UniqueSemaphore createTimelineSemaphore(VkDevice device, bool exportable) {
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    type.initialValue = 0;
+    VkExportSemaphoreCreateInfo exported{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+    exported.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    if (exportable) type.pNext = &exported;
+    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    info.pNext = &type;
+    VkSemaphore semaphore;
+    VK_CHECK(vkCreateSemaphore(device, &info, nullptr, &semaphore),
+             "creating a timeline semaphore");
+    return UniqueSemaphore(device, semaphore);
+}
+
+int exportSemaphoreFd(VkDevice device, VkSemaphore semaphore) {
+    VkSemaphoreGetFdInfoKHR info{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    info.semaphore = semaphore;
+    info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    int fd = -1;
+    VK_CHECK(vkGetSemaphoreFdKHR(device, &info, &fd), "exporting a timeline semaphore");
+    return fd;
+}
+
 Queue::Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int global_index,
-             std::chrono::nanoseconds poll, std::shared_ptr<std::mutex> hardware_lock)
+             std::chrono::nanoseconds poll, std::shared_ptr<std::mutex> hardware_lock,
+             bool exportable_timeline)
     : m_device(device),
       m_family(family),
       m_global_index(global_index),
       m_poll(poll),
       m_hardware_lock(hardware_lock ? std::move(hardware_lock) : std::make_shared<std::mutex>()),
-      m_collect_at(kRetiredBeforeCollect) {
+      m_collect_at(kRetiredBeforeCollect),
+      m_exportable_timeline(exportable_timeline) {
     vkGetDeviceQueue(device, family, index_in_family, &m_queue);
-
-    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    type.initialValue = 0;
-    VkSemaphoreCreateInfo sem_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    sem_info.pNext = &type;
-    VkSemaphore semaphore;
-    VK_CHECK(vkCreateSemaphore(device, &sem_info, nullptr, &semaphore),
-             "creating a timeline semaphore");
-    m_timeline = UniqueSemaphore(device, semaphore);
+    m_timeline = createTimelineSemaphore(device, exportable_timeline);
 
     VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -186,6 +203,9 @@ void Queue::submitBatch(const std::vector<PendingGroup>& batch, uint64_t value) 
         batch.size(), VkTimelineSemaphoreSubmitInfo{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO});
     const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     VkSemaphore sem = m_timeline.get();
+    size_t most_waits = 0;
+    for (const PendingGroup& group : batch) most_waits = std::max(most_waits, group.waits.size());
+    const std::vector<VkPipelineStageFlags> wait_stages(most_waits, wait_stage);
     for (size_t i = 0; i < batch.size(); ++i) {
         const PendingGroup& group = batch[i];
         VkSubmitInfo& submit = submits[i];
@@ -193,12 +213,13 @@ void Queue::submitBatch(const std::vector<PendingGroup>& batch, uint64_t value) 
         submit.pNext = &timeline;
         submit.commandBufferCount = static_cast<uint32_t>(group.cbs.size());
         submit.pCommandBuffers = group.cbs.data();
-        if (group.wait != VK_NULL_HANDLE) {
-            timeline.waitSemaphoreValueCount = 1;
-            timeline.pWaitSemaphoreValues = &group.wait_value;
-            submit.waitSemaphoreCount = 1;
-            submit.pWaitSemaphores = &group.wait;
-            submit.pWaitDstStageMask = &wait_stage;
+        if (!group.waits.empty()) {
+            const auto count = static_cast<uint32_t>(group.waits.size());
+            timeline.waitSemaphoreValueCount = count;
+            timeline.pWaitSemaphoreValues = group.wait_values.data();
+            submit.waitSemaphoreCount = count;
+            submit.pWaitSemaphores = group.waits.data();
+            submit.pWaitDstStageMask = wait_stages.data();
         }
     }
     timelines.back().signalSemaphoreValueCount = 1;
@@ -389,8 +410,12 @@ uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count, VkSem
     rethrowFlushError();
     waitForRoom(lock, room_wait);
     const uint64_t value = m_next_value++;
-    if (m_pending.empty() || wait != VK_NULL_HANDLE || m_pending.back().wait != VK_NULL_HANDLE)
-        m_pending.push_back(PendingGroup{wait, wait_value, {}});
+    const bool waits = wait != VK_NULL_HANDLE || !m_orderings.empty() || !m_final_waits.empty();
+    // A group's waits hold all its calls back: a call with waits opens a group of its own.
+    if (m_pending.empty() || waits || !m_pending.back().waits.empty()) {
+        m_pending.emplace_back();
+        if (waits) addWaits(m_pending.back(), wait, wait_value);
+    }
     m_pending.back().cbs.insert(m_pending.back().cbs.end(), cbs, cbs + count);
     const bool opens_batch = m_pending_calls++ == 0;
     if (opens_batch) m_pending_since = std::chrono::steady_clock::now();
@@ -401,6 +426,44 @@ uint64_t Queue::submitRecorded(const VkCommandBuffer* cbs, uint32_t count, VkSem
     else
         wakeFlusher();
     return value;
+}
+
+void Queue::addWaits(PendingGroup& group, VkSemaphore wait, uint64_t wait_value) {
+    auto add = [&group](VkSemaphore semaphore, uint64_t value) {
+        group.waits.push_back(semaphore);
+        group.wait_values.push_back(value);
+    };
+    if (wait != VK_NULL_HANDLE) add(wait, wait_value);
+    for (const auto& [semaphore, value] : m_final_waits) add(semaphore, value);
+    m_final_waits.clear();
+    for (ExternalOrdering* ordering : m_orderings) {
+        const auto [semaphore, value] = ordering->handOver();
+        add(semaphore, value);
+    }
+}
+
+void Queue::attach(ExternalOrdering& ordering) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_orderings.push_back(&ordering);
+}
+
+void Queue::detach(ExternalOrdering& ordering, bool last_wait) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const auto found = std::find(m_orderings.begin(), m_orderings.end(), &ordering);
+    if (found == m_orderings.end()) return;
+    m_orderings.erase(found);
+    if (last_wait) m_final_waits.push_back(ordering.handOver());
+}
+
+void Queue::forgetWaitsOn(VkSemaphore semaphore) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_final_waits.erase(std::remove_if(m_final_waits.begin(), m_final_waits.end(),
+                                       [&](const auto& wait) { return wait.first == semaphore; }),
+                        m_final_waits.end());
+}
+
+int Queue::exportTimelineFd() const {
+    return m_exportable_timeline ? exportSemaphoreFd(m_device, m_timeline.get()) : -1;
 }
 
 bool Queue::reached(uint64_t value) {

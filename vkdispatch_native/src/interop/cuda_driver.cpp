@@ -51,7 +51,15 @@ struct CudaDriverLoader {
             resolve(library, "cuDestroyExternalMemory", driver->cuDestroyExternalMemory, why) &&
             resolve(library, "cuMemFree_v2", driver->cuMemFree, why) &&
             resolve(library, "cuMemcpyDtoD_v2", driver->cuMemcpyDtoD, why) &&
-            resolve(library, "cuGetErrorString", driver->cuGetErrorString, why);
+            resolve(library, "cuGetErrorString", driver->cuGetErrorString, why) &&
+            resolve(library, "cuImportExternalSemaphore", driver->cuImportExternalSemaphore,
+                    why) &&
+            resolve(library, "cuSignalExternalSemaphoresAsync",
+                    driver->cuSignalExternalSemaphoresAsync, why) &&
+            resolve(library, "cuWaitExternalSemaphoresAsync",
+                    driver->cuWaitExternalSemaphoresAsync, why) &&
+            resolve(library, "cuDestroyExternalSemaphore", driver->cuDestroyExternalSemaphore,
+                    why);
         if (!complete) {
             delete driver;
             return loaded;

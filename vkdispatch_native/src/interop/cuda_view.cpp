@@ -5,6 +5,7 @@
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/log.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -48,21 +49,8 @@ int CudaView::cudaDeviceOf(Buffer& buffer, int queue_index, std::string* why) {
     return ordinal;
 }
 
-template <typename Body>
-void CudaView::inContext(Body&& body) {
-    m_driver->check(m_driver->cuCtxPushCurrent(m_context), "making the CUDA context current");
-    try {
-        body();
-    } catch (...) {
-        cuda::Context popped = nullptr;
-        m_driver->cuCtxPopCurrent(&popped);
-        throw;
-    }
-    cuda::Context popped = nullptr;
-    m_driver->check(m_driver->cuCtxPopCurrent(&popped), "restoring the CUDA context");
-}
-
-CudaView::CudaView(Buffer& buffer, int queue_index) : m_driver(CudaDriver::get()) {
+CudaView::CudaView(Buffer& buffer, int queue_index)
+    : m_driver(CudaDriver::get()), m_buffer(buffer), m_queue_index(queue_index) {
     std::string why;
     m_ordinal = cudaDeviceOf(buffer, queue_index, &why);
     if (m_ordinal < 0) throw Error("a CUDA view of this buffer is impossible: " + why);
@@ -73,7 +61,7 @@ CudaView::CudaView(Buffer& buffer, int queue_index) : m_driver(CudaDriver::get()
     m_driver->check(m_driver->cuDevicePrimaryCtxRetain(&m_context, m_device),
                     "retaining the CUDA device's primary context");
     try {
-        inContext([&] {
+        m_driver->inContext(m_context, [&] {
             cuda::ExternalMemoryHandleDesc memory{};
             memory.type = cuda::kExternalMemoryOpaqueFd;
             memory.handle.fd = exportDescriptor(device, lease);
@@ -88,14 +76,48 @@ CudaView::CudaView(Buffer& buffer, int queue_index) : m_driver(CudaDriver::get()
                 m_driver->cuExternalMemoryGetMappedBuffer(&m_pointer, m_memory, &mapping),
                 "mapping buffer memory into CUDA");
         });
-        buffer.waitForWork(queue_index);
     } catch (...) {
         release();
         throw;
     }
 }
 
-CudaView::~CudaView() { release(); }
+CudaView::~CudaView() {
+    m_streams.clear();  // before the context reference they hold goes
+    release();
+}
+
+bool CudaView::beginStream(uintptr_t handle) {
+    const auto stream = reinterpret_cast<cuda::Stream>(handle);
+    std::lock_guard<std::mutex> lock(m_streams_mutex);
+    if (!m_unordered.empty()) return false;
+    Buffer::Replica& replica = m_buffer.replica(m_queue_index);
+    StreamUse& use = m_streams[stream];
+    if (!use.ordering) {
+        try {
+            use.ordering = std::make_unique<CudaStreamOrdering>(
+                m_buffer.context().deviceOfQueue(m_queue_index), *replica.queue, m_context,
+                stream);
+        } catch (const Error& error) {
+            m_streams.erase(stream);
+            m_unordered = error.what();
+            log(LogLevel::Info, std::string("CUDA views of this buffer wait on the host: ") +
+                                    error.what());
+            return false;
+        }
+    }
+    use.ordering->followQueue(replica.last_use.load());
+    if (use.views++ == 0) use.ordering->attach();
+    return true;
+}
+
+void CudaView::endStream(uintptr_t handle) {
+    const auto stream = reinterpret_cast<cuda::Stream>(handle);
+    std::lock_guard<std::mutex> lock(m_streams_mutex);
+    const auto found = m_streams.find(stream);
+    if (found == m_streams.end() || found->second.views == 0) return;
+    if (--found->second.views == 0) found->second.ordering->detach();
+}
 
 void CudaView::release() noexcept {
     if (m_context == nullptr) return;
@@ -112,7 +134,7 @@ void CudaView::release() noexcept {
 }
 
 void CudaView::copyFrom(cuda::DevicePointer source, uint64_t bytes) {
-    inContext([&] {
+    m_driver->inContext(m_context, [&] {
         m_driver->check(m_driver->cuMemcpyDtoD(m_pointer, source, bytes),
                         "copying CUDA memory into the buffer");
         m_driver->check(m_driver->cuCtxSynchronize(), "waiting for the copy");
