@@ -20,7 +20,6 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
@@ -36,6 +35,7 @@ from vkdispatch.fft.iterators import (global_reads_iterator, global_writes_itera
 from vkdispatch.fft.memory_ops import read_op, write_op
 from vkdispatch.fft.multi_pass import FourStepFFT, check_extents, plain_extents
 from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES, pad_dim, prime_factors
+from vkdispatch.fft.tables import upload_table
 from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.mapping import map as make_map
 
@@ -254,10 +254,8 @@ class BluesteinFFT:
         made = context.derived.get(self)
         if made is None:
             values = chirp_table(self.n, self.m, self.inverse, self.scale)
-            host = np.complex128 if self.compute_type is dt.complex128 else np.complex64
             with context:
-                table = Buffer((self.n + self.m,), self.compute_type)
-                table.write(values.astype(host))
+                table = upload_table(values, self.compute_type)
                 spectrum = None if self.passes is None else \
                     Buffer((math.prod(self.shape),), self.compute_type)
             made = context.derived[self] = (table, spectrum)
