@@ -1,4 +1,7 @@
-"""Lengths with a prime factor above 31: Bluestein's algorithm as one fused convolution.
+"""Lengths with a prime factor above 31 that Rader's algorithm (rader.py) does not take:
+Bluestein's algorithm as one fused convolution (composites such as 74 = 2 x 37, primes such as
+83 whose 82 = 2 x 41 has a factor without a butterfly, and primes whose p - 1 does not fit one
+workgroup).
 
 With the chirp ``w[n] = exp(s i pi n^2 / N)`` (``s = -1`` forward, ``+1`` inverse), ``n k =
 (n^2 + k^2 - (k - n)^2) / 2`` turns the transform into ``X[k] = w[k] sum_n (x[n] w[n])
@@ -174,12 +177,12 @@ def _storer(lines: _Lines, output_map, output_type, compute_type):
 
 
 class BluesteinFFT:
-    """The transform along one axis of a length with a prime factor above 31 (see the module
-    text), called like a shader: ``plan(*output_side, *input_side, graph=g)``. One fused
-    shader where the convolution of M fits one workgroup; otherwise a forward transform of M
-    into a spectrum buffer and an inverse one out of it, each in two passes (four
-    dispatches, the chirps and ``B`` applied by their hooks). The chirp table (and the
-    spectrum buffer) are made once per context."""
+    """The transform along one axis of a length with a prime factor above 31 that Rader's
+    algorithm does not take (see the module text), called like a shader:
+    ``plan(*output_side, *input_side, graph=g)``. One fused shader where the convolution of M
+    fits one workgroup; otherwise a forward transform of M into a spectrum buffer and an
+    inverse one out of it, each in two passes (four dispatches, the chirps and ``B`` applied
+    by their hooks). The chirp table (and the spectrum buffer) are made once per context."""
 
     def __init__(self, buffer_shape: Tuple, axis: int, inverse: bool, normalize: bool,
                  r2c: bool, input_map, output_map, input_type, output_type, compute_type,

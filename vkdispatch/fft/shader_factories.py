@@ -114,8 +114,9 @@ def make_fft_shader(buffer_shape: Tuple, axis: int = None, inverse: bool = False
     """The (cached) shader of the 1-D FFT of every line along ``axis``: a ShaderFunction, or
     for lines longer than one workgroup holds, a :class:`FourStepFFT` called the same way
     (two dispatches), or for lengths with a prime factor above 31 a
-    :class:`~vkdispatch.fft.bluestein.BluesteinFFT` (one dispatch, or four). Each refuses a
-    buffer too small for ``buffer_shape``, naming both shapes.
+    :class:`~vkdispatch.fft.rader.RaderFFT` (primes whose p - 1 has only the butterflies'
+    primes: one dispatch) or a :class:`~vkdispatch.fft.bluestein.BluesteinFFT` (one dispatch,
+    or four). Each refuses a buffer too small for ``buffer_shape``, naming both shapes.
 
     Missing types default to complex64; without an input map the input type is the output
     type (in place). ``buffer_shape`` is the real shape for ``r2c``.
