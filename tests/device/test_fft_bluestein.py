@@ -257,22 +257,23 @@ def _doubled_kernel(kernel: Buff[c64]):
 @vd.map
 def _per_kernel_rows(out: Buff[c64]):
     op = vd.fft.write_op()
-    out[op.io_index + vd.fft.mapped_kernel_index() * (2 * 83)] = op.register
+    out[op.io_index + vd.fft.mapped_kernel_index() * (2 * op.fft_size)] = op.register
 
 
 @vd.map
 def _per_kernel_spectra(kernel: Buff[c64]):
     op = vd.fft.read_op()
-    value = kernel[op.io_index + vd.fft.mapped_kernel_index() * (2 * 83)]
+    value = kernel[op.io_index + vd.fft.mapped_kernel_index() * (2 * op.fft_size)]
     op.register[:] = vc.mult_complex(op.register,
                                       vc.to_dtype(value.var_type, value.real, -value.imag))
 
 
-def test_every_convolution_form_at_a_bluestein_length(context, rng):
+@pytest.mark.parametrize("n", [83, pytest.param(37, marks=pytest.mark.slow)])  # 37: Rader's
+def test_every_convolution_form_at_a_rough_length(context, rng, n):
     """Unfused (a forward FFT, one inverse per kernel): a kernel for every outer batch, a
-    signal range, a kernel hook, two kernels through hooks that read mapped_kernel_index();
-    a transposed kernel (the fused shader's layout) is refused naming it."""
-    n = 83
+    signal range, a kernel hook, two kernels (lines of ``2 n``) through hooks that read
+    mapped_kernel_index(); a transposed kernel (the fused shader's layout) is refused naming
+    it."""
     wide = lambda a: a.astype(np.complex128)  # noqa: E731
     x, k = random_array(rng, (3, 2, n), np.complex64), random_array(rng, (n,), np.complex64)
     signal = vd.asbuffer(x)
@@ -294,7 +295,7 @@ def test_every_convolution_form_at_a_bluestein_length(context, rng):
                     input_type=vd.complex64)
     expected = [np.fft.ifft(np.fft.fft(wide(x)) * np.conj(kernels[i])) for i in range(2)]
     assert_close(out.read(0), np.stack(expected), n)
-    with pytest.raises(ValueError, match=r"transposed_kernel.*\b83\b"):
+    with pytest.raises(ValueError, match=rf"transposed_kernel.*\b{n}\b"):
         vd.fft.convolve(vd.asbuffer(x), vd.asbuffer(k), transposed_kernel=True)
 
 
