@@ -2,8 +2,8 @@
 
 Batched 1-D complex-to-complex float32 FFTs (complex64 buffers of shape (batch, N), transformed
 in place along the last axis by ``vd.fft.fft``) for N = 2^3..2^12 (--large adds 2^13..2^16,
-which take several passes; --lengths adds any others, such as primes above 13, which run
-Bluestein's algorithm), with batch = --mib MiB / (8 N bytes); then batched 2-D FFTs
+which take several passes; --lengths adds any others, such as primes above 31, which run
+Rader's or Bluestein's algorithm), with batch = --mib MiB / (8 N bytes); then batched 2-D FFTs
 (``vd.fft.fft2``, shape (batch, N, N), two dispatches) for N = 512..4096. Each of ours is one
 ``vd.CommandGraph`` recorded once and submitted with ``instance_count`` replays (enough for
 --total-mib MiB transformed in all, at least --replays), so the submission and the final wait
@@ -482,7 +482,8 @@ def options(device_type: int) -> argparse.Namespace:
                         help="log2 N of the 1-D transforms (default 3..12)")
     parser.add_argument("--large", action="store_true", help="add log2 N = 13..16")
     parser.add_argument("--lengths", type=int, nargs="*", default=[],
-                        help="more 1-D lengths, any N (primes above 13: Bluestein's algorithm)")
+                        help="more 1-D lengths, any N (primes above 31: Rader's or "
+                             "Bluestein's algorithm)")
     parser.add_argument("--mib", type=int, help="MiB per batch (default 256; CPU device 8)")
     parser.add_argument("--two-d", type=int, nargs="*",
                         help="N of the N x N transforms (default 512..4096; CPU device 64..256; "

@@ -172,8 +172,9 @@ def test_signal_ranges_and_real_hooks_over_two_passes(limits, rng):
 
 
 def test_bluestein_over_two_passes(limits, rng):
-    """A prime whose convolution of M exceeds the shrunk workgroup: four dispatches."""
-    n = 131
+    """A prime whose convolution of M exceeds the shrunk workgroup: four dispatches (149 - 1
+    = 4 x 37, so not Rader's algorithm)."""
+    n = 149
     plan = vd.fft.make_fft_shader((2, n))
     assert plan.passes is not None
     x = crandom(rng, (2, n))

@@ -178,7 +178,8 @@ def test_lines_beyond_one_workgroup_take_two_passes(context, rng):
 
 
 def test_a_prime_axis_beside_a_smooth_one(context, rng):
-    """Bluestein's lengths along one axis, the generated stages along the other."""
+    """A prime with a direct butterfly (17) along one axis, the radix stages along the
+    other."""
     x = crandom(rng, (17, 16))
     buf = vd.asbuffer(x)
     vd.fft.fft(buf, axis=1)

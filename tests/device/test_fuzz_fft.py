@@ -51,7 +51,7 @@ C = 8                          # as test_fft_transforms.py; convolutions (two tr
 SMOOTH_1D = (1, 2, 3, 5, 7, 8, 11, 12, 13, 16, 30, 64)  # prime factors <= 13: supported
 SMOOTH = (1, 2, 3, 4, 5, 6, 7, 8, 13, 16)
 ROUGH = (17, 19, 34, 37, 74)   # a prime factor above 13 (direct butterflies up to 31, then
-                               # Bluestein's algorithm): like numpy
+                               # Rader's algorithm for 37, Bluestein's for 74): like numpy
 ELEMENTS = 1024                # at most, per buffer: keeps a draw (and its compile) fast
 
 
@@ -201,7 +201,7 @@ def fault_strategy(kind: str, name: str, ndim: int):
         return st.just(Fault("none"))
     if kind == "data":
         return _fault("data", st.sampled_from(DATA))
-    if kind == "length":  # a rough length at any axis: transformed by Bluestein's algorithm
+    if kind == "length":  # a rough length at any axis: Rader's or Bluestein's algorithm
         return _fault("length", st.just("rough"),
                       st.tuples(st.integers(0, ndim - 1), st.sampled_from(ROUGH)))
     if kind == "dtype":
@@ -1003,6 +1003,7 @@ def test_a_refused_multi_pass_call_records_nothing_into_a_graph(context, rng, mo
         raise errors.InvalidArgumentError(f"length {buffer_shape[axis]} refused (test)")
 
     monkeypatch.setattr(shader_factories, "BluesteinFFT", refused)
+    monkeypatch.setattr(shader_factories, "RaderFFT", refused)
     vd.fft.cache_clear()  # no plan of an earlier draw
     changed, n = [], 37
     for transform, shape in (("fft2", (2, 4, n)), ("fft3", (2, 4, n)),

@@ -434,7 +434,8 @@ def test_config_rejects_a_non_complex_compute_type(compute_type):
 
 @pytest.mark.parametrize("n", [37, 74, 2 * 3 * 41, 43 * 29])
 def test_config_rejects_unsupported_primes_naming_length_and_pad_dim(n):
-    """The plan's own limit (vd.fft transforms such lengths by Bluestein's algorithm)."""
+    """The plan's own limit (vd.fft transforms such lengths by Rader's or Bluestein's
+    algorithm)."""
     message = rf"prime factor of {n} is \d+.*pad_dim\({n}\) = {pad_dim(n)} "
     with pytest.raises(ValueError, match=message):
         FFTConfig((n,), limits=NVIDIA)

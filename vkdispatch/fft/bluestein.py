@@ -1,4 +1,7 @@
-"""Lengths with a prime factor above 31: Bluestein's algorithm as one fused convolution.
+"""Lengths with a prime factor above 31 that Rader's algorithm (rader.py) does not take:
+Bluestein's algorithm as one fused convolution (composites such as 74 = 2 x 37, primes such as
+83 whose 82 = 2 x 41 has a factor without a butterfly, and primes whose p - 1 does not fit one
+workgroup).
 
 With the chirp ``w[n] = exp(s i pi n^2 / N)`` (``s = -1`` forward, ``+1`` inverse), ``n k =
 (n^2 + k^2 - (k - n)^2) / 2`` turns the transform into ``X[k] = w[k] sum_n (x[n] w[n])
@@ -20,7 +23,6 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
@@ -36,6 +38,7 @@ from vkdispatch.fft.iterators import (global_reads_iterator, global_writes_itera
 from vkdispatch.fft.memory_ops import read_op, write_op
 from vkdispatch.fft.multi_pass import FourStepFFT, check_extents, plain_extents
 from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES, pad_dim, prime_factors
+from vkdispatch.fft.tables import upload_table
 from vkdispatch.shader import dispatch_target
 from vkdispatch.shader.mapping import map as make_map
 
@@ -174,12 +177,12 @@ def _storer(lines: _Lines, output_map, output_type, compute_type):
 
 
 class BluesteinFFT:
-    """The transform along one axis of a length with a prime factor above 31 (see the module
-    text), called like a shader: ``plan(*output_side, *input_side, graph=g)``. One fused
-    shader where the convolution of M fits one workgroup; otherwise a forward transform of M
-    into a spectrum buffer and an inverse one out of it, each in two passes (four
-    dispatches, the chirps and ``B`` applied by their hooks). The chirp table (and the
-    spectrum buffer) are made once per context."""
+    """The transform along one axis of a length with a prime factor above 31 that Rader's
+    algorithm does not take (see the module text), called like a shader:
+    ``plan(*output_side, *input_side, graph=g)``. One fused shader where the convolution of M
+    fits one workgroup; otherwise a forward transform of M into a spectrum buffer and an
+    inverse one out of it, each in two passes (four dispatches, the chirps and ``B`` applied
+    by their hooks). The chirp table (and the spectrum buffer) are made once per context."""
 
     def __init__(self, buffer_shape: Tuple, axis: int, inverse: bool, normalize: bool,
                  r2c: bool, input_map, output_map, input_type, output_type, compute_type,
@@ -254,10 +257,8 @@ class BluesteinFFT:
         made = context.derived.get(self)
         if made is None:
             values = chirp_table(self.n, self.m, self.inverse, self.scale)
-            host = np.complex128 if self.compute_type is dt.complex128 else np.complex64
             with context:
-                table = Buffer((self.n + self.m,), self.compute_type)
-                table.write(values.astype(host))
+                table = upload_table(values, self.compute_type)
                 spectrum = None if self.passes is None else \
                     Buffer((math.prod(self.shape),), self.compute_type)
             made = context.derived[self] = (table, spectrum)

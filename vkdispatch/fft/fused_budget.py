@@ -1,5 +1,5 @@
 """How many registers each thread of a fused transform pair holds: a forward and an inverse
-FFT of the same line in one shader (``vd.fft.convolve``, Bluestein's lengths)."""
+FFT of the same line in one shader (``vd.fft.convolve``, Rader's and Bluestein's lengths)."""
 from __future__ import annotations
 
 import math

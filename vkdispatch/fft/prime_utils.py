@@ -11,7 +11,7 @@ __all__ = ["SUPPORTED_PRIMES", "PADDING_PRIMES", "prime_factors", "group_primes"
 
 # Primes with a generated butterfly. Those above 13 are direct DFTs of their own stage (p
 # registers a thread, O(p^2) multiply-adds, still memory-bound on GPUs); other primes run
-# Bluestein's algorithm.
+# Rader's algorithm where p - 1 has only these primes, else Bluestein's.
 SUPPORTED_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31)
 # The primes of padded lengths (pad_dim, Bluestein's M): those whose butterflies are cheapest.
 PADDING_PRIMES = (2, 3, 5, 7, 11, 13)

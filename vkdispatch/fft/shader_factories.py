@@ -18,6 +18,7 @@ from vkdispatch.fft.bluestein import BluesteinFFT, needs_bluestein
 from vkdispatch.fft.config import DeviceLimits, normalize_axis
 from vkdispatch.fft.context import fft_context
 from vkdispatch.fft.multi_pass import FourStepFFT, caller_hooks, fits_one_pass
+from vkdispatch.fft.rader import RaderFFT, rader_budget
 from vkdispatch.fft.real_packing import can_pack, packed_real_shader
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.shader.shader_function import ShaderFunction
@@ -79,6 +80,11 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
                 name: Optional[str]):
     n = buffer_shape[axis]
     if needs_bluestein(n):
+        budget = rader_budget(buffer_shape, axis, compute_type, limits)
+        if budget is not None:
+            return RaderFFT(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
+                            output_map, input_type, output_type, compute_type, signal_range,
+                            limits, name, budget)
         return BluesteinFFT(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
                             output_map, input_type, output_type, compute_type, signal_range,
                             limits, name, _pass)
@@ -108,8 +114,9 @@ def make_fft_shader(buffer_shape: Tuple, axis: int = None, inverse: bool = False
     """The (cached) shader of the 1-D FFT of every line along ``axis``: a ShaderFunction, or
     for lines longer than one workgroup holds, a :class:`FourStepFFT` called the same way
     (two dispatches), or for lengths with a prime factor above 31 a
-    :class:`~vkdispatch.fft.bluestein.BluesteinFFT` (one dispatch, or four). Each refuses a
-    buffer too small for ``buffer_shape``, naming both shapes.
+    :class:`~vkdispatch.fft.rader.RaderFFT` (primes whose p - 1 has only the butterflies'
+    primes: one dispatch) or a :class:`~vkdispatch.fft.bluestein.BluesteinFFT` (one dispatch,
+    or four). Each refuses a buffer too small for ``buffer_shape``, naming both shapes.
 
     Missing types default to complex64; without an input map the input type is the output
     type (in place). ``buffer_shape`` is the real shape for ``r2c``.

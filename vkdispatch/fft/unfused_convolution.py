@@ -3,12 +3,12 @@ form but the transposed kernel: a forward FFT from the caller's input side into 
 buffer, then per kernel one inverse FFT whose input hook multiplies the spectrum by that kernel
 and whose output goes through the caller's output side.
 
-The FFTs transform any length (Bluestein's algorithm, two passes), and their hooks see each
-element at its flat index in the signal's layout, so the caller's hooks run here as they do in
-the fused shader: the kernel hook on an op whose ``io_index`` is the kernel's index (the
-signal's, or with ``kernel_inner_only`` its index within one outer batch) and whose register
-holds the spectrum value, and ``vd.fft.mapped_kernel_index()`` telling the kernel and output
-hooks which kernel they serve.
+The FFTs transform any length (Rader's or Bluestein's algorithm, or two passes), and their
+hooks see each element at its flat index in the signal's layout, so the caller's hooks run here
+as they do in the fused shader: the kernel hook on an op whose ``io_index`` is the kernel's
+index (the signal's, or with ``kernel_inner_only`` its index within one outer batch) and whose
+register holds the spectrum value, and ``vd.fft.mapped_kernel_index()`` telling the kernel and
+output hooks which kernel they serve.
 """
 from __future__ import annotations
 
