@@ -23,4 +23,4 @@ def test_vulkan_unavailable_import_works_and_first_use_says_what_to_install(cond
     if result.returncode == SKIPPED:
         pytest.skip(result.stdout.strip())
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("ok   ") == 3, result.stdout
+    assert result.stdout.count("ok   ") == 4, result.stdout

@@ -11,8 +11,9 @@ on random data; then the same package without Vulkan (see ``--unavailable``).
 
 ``--unavailable [CONDITION ...]``: only the checks without Vulkan, each in a child process that
 runs this script with ``--expect-unavailable``: there ``import vkdispatch`` and ``import kp``
-must work, and ``vd.get_devices()``, ``kp.Manager()`` and ``python -m vkdispatch`` must fail
-with a :class:`~vkdispatch.errors.VulkanUnavailableError` naming what to install. Conditions:
+must work, and ``vd.get_devices()``, ``vd.asbuffer()``, ``kp.Manager()`` and ``python -m
+vkdispatch`` must fail with a :class:`~vkdispatch.errors.VulkanUnavailableError` naming what to
+install. Conditions:
 
 * ``no-driver``: ``VK_DRIVER_FILES`` and ``VK_ICD_FILENAMES`` name a file that does not exist,
   so the loader finds no driver;
@@ -159,6 +160,7 @@ def expect_unavailable(words: tuple[str, ...]) -> None:
         raise AssertionError(f"{what} did not raise VulkanUnavailableError")
 
     fails_naming_words("vd.get_devices()", vd.get_devices)
+    fails_naming_words("vd.asbuffer()", lambda: vd.asbuffer(np.zeros(4, np.float32)))
     fails_naming_words("kp.Manager()", kp.Manager)
     cli = subprocess.run([sys.executable, "-m", "vkdispatch"], capture_output=True, text=True,
                          timeout=60)
