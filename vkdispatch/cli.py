@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"vkdispatch: {error}", file=sys.stderr)
         return 1
     if not devices:
-        print("No Vulkan devices found.")
+        print("No Vulkan devices found: install a Vulkan driver (mesa-vulkan-drivers for Mesa's "
+              "drivers and lavapipe, the CPU device, or your GPU vendor's driver).")
     for device in devices:
         print(device.get_info_string(args.verbose))
         print()

@@ -11,7 +11,8 @@ __all__ = [
     "VkDispatchError", "InvalidArgumentError", "InvalidTypeError", "IndexOutOfRangeError",
     "InvalidStateError", "InvalidShaderArgumentError",
     "NativeError", "VulkanError", "OutOfDeviceMemoryError", "DeviceLostError",
-    "ValidationError", "DummyBackendError", "BackendUnavailableError", "ShaderBuildError",
+    "ValidationError", "DummyBackendError", "BackendUnavailableError", "VulkanUnavailableError",
+    "ShaderBuildError",
 ]  # fmt: skip
 
 
@@ -85,6 +86,18 @@ class BackendUnavailableError(VkDispatchError, ImportError):
         self.backend_name = backend_name
 
 
+class VulkanUnavailableError(BackendUnavailableError, NativeError):
+    """Vulkan cannot run: the loader (``libvulkan.so.1``) is missing, or it finds no driver or no
+    device. The message says what to install.
+
+    Raised by the first call that needs a device (``import vkdispatch`` works without Vulkan).
+    Also a ``NativeError`` (a ``RuntimeError``), which is what these failures raised before.
+    """
+
+    def __init__(self, message: str):
+        super().__init__("vulkan", message)
+
+
 class ShaderBuildError(VkDispatchError, RuntimeError):
     """A generated shader failed to compile.
 
@@ -108,5 +121,6 @@ NATIVE_ERROR_CLASSES = {
     "invalid_argument": InvalidArgumentError,
     "index_out_of_range": IndexOutOfRangeError,
     "validation": ValidationError,
+    "unavailable": VulkanUnavailableError,
 }
 """The class raised for each kind of native error (installed into the bridge at import)."""

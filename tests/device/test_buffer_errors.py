@@ -268,6 +268,7 @@ HIERARCHY = [
     ("DeviceLostError", (errors.VulkanError,)), ("ValidationError", (errors.NativeError,)),
     ("DummyBackendError", (errors.NativeError, RuntimeError)),
     ("BackendUnavailableError", (ImportError,)), ("ShaderBuildError", (RuntimeError,)),
+    ("VulkanUnavailableError", (errors.BackendUnavailableError, errors.NativeError, RuntimeError)),
 ]
 
 

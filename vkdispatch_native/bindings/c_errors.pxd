@@ -10,6 +10,7 @@ cdef extern from "error_translation.hpp" namespace "vkdispatch::bindings":
         kInvalidArgument
         kIndexOutOfRange
         kInterrupted
+        kUnavailable
 
     cdef cppclass CaughtError:
         int kind

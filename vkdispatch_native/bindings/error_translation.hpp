@@ -16,6 +16,7 @@ enum ErrorKind : int {
     kInvalidArgument = 4,
     kIndexOutOfRange = 5,
     kInterrupted = 6,
+    kUnavailable = 7,
 };
 
 struct CaughtError {
@@ -36,6 +37,8 @@ inline CaughtError classifyCurrentException() {
         out = {kDeviceLost, e.what(), e.resultName()};
     } catch (const VulkanError& e) {
         out = {kVulkan, e.what(), e.resultName()};
+    } catch (const VulkanUnavailableError& e) {
+        out = {kUnavailable, e.what(), ""};
     } catch (const InvalidArgumentError& e) {
         out = {kInvalidArgument, e.what(), ""};
     } catch (const IndexOutOfRangeError& e) {

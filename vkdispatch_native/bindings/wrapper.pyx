@@ -46,7 +46,7 @@ cdef object _class_for(str name):
 
 
 _KIND_NAMES = ("runtime", "vulkan", "out_of_memory", "device_lost", "invalid_argument",
-               "index_out_of_range", "interrupted")
+               "index_out_of_range", "interrupted", "unavailable")
 
 
 cdef int _raise(int kind, const string& message, const string& result_name) except -1:

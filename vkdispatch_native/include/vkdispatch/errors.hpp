@@ -51,6 +51,13 @@ public:
     using Error::Error;
 };
 
+/// Vulkan cannot run at all: the loader (libvulkan.so.1) is missing, or it finds no driver or
+/// no device. The message says what to install.
+class VulkanUnavailableError : public Error {
+public:
+    using Error::Error;
+};
+
 /// A wait was interrupted because the host process received a signal (Ctrl-C).
 class InterruptedError : public Error {
 public:

@@ -1,5 +1,8 @@
 #include "vkdispatch/instance.hpp"
 
+#include <dlfcn.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -12,6 +15,32 @@ namespace vkdispatch {
 namespace {
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+// What to install when Vulkan cannot run (a pip-installed wheel brings neither loader nor driver).
+constexpr const char* kLoaderPackages =
+    "the Vulkan loader (package libvulkan1 on Debian and Ubuntu, vulkan-loader on Fedora, "
+    "vulkan-icd-loader on Arch)";
+constexpr const char* kDriverPackages =
+    "mesa-vulkan-drivers (Mesa's drivers for AMD and Intel GPUs, and lavapipe, which runs on the "
+    "CPU) or your GPU vendor's driver";
+
+// The loader's variable that replaces its driver search (VK_DRIVER_FILES wins over the older
+// VK_ICD_FILENAMES), named in the errors it can explain.
+std::string driverOverride() {
+    for (const char* name : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES"}) {
+        const char* value = std::getenv(name);
+        if (value != nullptr && *value != '\0')
+            return std::string("; the loader looks only at ") + name + "=" + value;
+    }
+    return "";
+}
+
+// `what` went wrong; the rest of the message says what may explain it and what to install.
+[[noreturn]] void throwNoDriver(const std::string& what) {
+    throw VulkanUnavailableError(
+        what + driverOverride() + ": install a Vulkan driver: " + kDriverPackages +
+        "; `VK_LOADER_DEBUG=all python -m vkdispatch` shows where the loader looked");
+}
 
 bool hasLayer(const char* name) {
     uint32_t count = 0;
@@ -80,10 +109,14 @@ void keepDriversLoaded() {
 }  // namespace
 
 void Instance::loadLoader() {
-    const VkResult loaded = volkInitialize();
-    if (loaded != VK_SUCCESS)
-        throwVulkanError(loaded, "loading the Vulkan loader (libvulkan.so.1); install libvulkan1",
-                         __FILE__, __LINE__);
+    if (volkInitialize() != VK_SUCCESS) {
+        const char* reason = dlerror();  // volk's last dlopen() failure
+        const std::string detail =
+            reason != nullptr ? std::string(" (dlopen: ") + reason + ")" : std::string();
+        throw VulkanUnavailableError("the Vulkan loader libvulkan.so.1 could not be loaded" +
+                                     detail + ": install " + kLoaderPackages +
+                                     " and a Vulkan driver: " + kDriverPackages);
+    }
     if (volkGetInstanceVersion() < VK_API_VERSION_1_2)
         throw Error("the Vulkan loader supports only Vulkan " +
                     std::to_string(VK_API_VERSION_MAJOR(volkGetInstanceVersion())) + "." +
@@ -109,7 +142,13 @@ Instance::Instance(VkInstance existing) : m_owned(false), m_instance(existing) {
 
 void Instance::enumerateDevices() {
     uint32_t count = 0;
-    VK_CHECK(vkEnumeratePhysicalDevices(m_instance, &count, nullptr), "listing physical devices");
+    const VkResult listed = vkEnumeratePhysicalDevices(m_instance, &count, nullptr);
+    // The loader's answer when every driver it found reports no device (e.g. only Mesa's Intel
+    // driver, on a machine without an Intel GPU).
+    if (listed == VK_ERROR_INITIALIZATION_FAILED)
+        throwNoDriver("the Vulkan drivers found report no device (vkEnumeratePhysicalDevices "
+                      "returned VK_ERROR_INITIALIZATION_FAILED)");
+    VK_CHECK(listed, "listing physical devices");
     m_physical_devices.resize(count);
     VK_CHECK(vkEnumeratePhysicalDevices(m_instance, &count, m_physical_devices.data()),
              "listing physical devices");
@@ -160,7 +199,11 @@ void Instance::createInstance(const InstanceOptions& options) {
     info.ppEnabledLayerNames = layers.data();
     info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
     info.ppEnabledExtensionNames = extensions.data();
-    VK_CHECK(vkCreateInstance(&info, nullptr, &m_instance), "creating the Vulkan instance");
+    const VkResult created = vkCreateInstance(&info, nullptr, &m_instance);
+    if (created == VK_ERROR_INCOMPATIBLE_DRIVER)
+        throwNoDriver("the Vulkan loader found no usable driver (vkCreateInstance returned "
+                      "VK_ERROR_INCOMPATIBLE_DRIVER)");
+    VK_CHECK(created, "creating the Vulkan instance");
 }
 
 void Instance::createMessenger() {
@@ -182,6 +225,7 @@ Instance::~Instance() {
 }
 
 VkPhysicalDevice Instance::physicalDevice(int index) const {
+    if (m_physical_devices.empty()) throwNoDriver("the Vulkan drivers found report no device");
     if (index < 0 || index >= static_cast<int>(m_physical_devices.size()))
         throw IndexOutOfRangeError("device index " + std::to_string(index) + " is out of range (" +
                                    std::to_string(m_physical_devices.size()) + " devices)");
