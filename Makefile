@@ -54,7 +54,7 @@ test: setup test-native test-native-validation test-sanitize test-python test-py
 
 test-native: setup
 	cmake -S vkdispatch_native -B $(NATIVE_BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
-	cmake --build $(NATIVE_BUILD) -j
+	cmake --build $(NATIVE_BUILD) -j $$(nproc)
 	ctest --test-dir $(NATIVE_BUILD) --output-on-failure
 
 # The native gtest suite once more under the Khronos validation layer, synchronization
