@@ -1,8 +1,10 @@
 """vd.profile(): every command submitted inside the block (shader calls, FFT passes, VkFFT,
 reductions, copies, a graph replayed there) is an event with its name and a positive duration
 inside the block's wall-clock span, in order per queue, beside host spans (submit, wait,
-read); nothing outside the block; the table (with each shader's Python source line) and the
-Chrome trace (valid JSON with the fields Perfetto reads); profiles do not nest.
+read) placed on the GPU's time line (by calibrated timestamps where offered, else a measured
+offset) so that each submission precedes its command and each wait follows it; nothing outside
+the block; the table (with each shader's Python source line) and the Chrome trace (valid JSON
+with the fields Perfetto reads); profiles do not nest.
 """
 from __future__ import annotations
 
@@ -149,3 +151,45 @@ def test_one_track_per_queue(multi, rng):
     tracks = {e["tid"]: e["args"]["name"] for e in prof.trace()["traceEvents"]
               if e["name"] == "thread_name"}
     assert tracks == {-1: "host", **{q: f"queue {q}" for q in queues}}
+
+
+def on_lavapipe() -> bool:
+    return vd.get_context().device_infos[0].device_name.startswith("llvmpipe")
+
+
+@pytest.mark.parametrize("clock", ["auto", "measured"])
+def test_host_spans_frame_the_gpu_work_they_submit_and_wait_for(rng, clock, tmp_path):
+    buffer = vd.asbuffer(random_array(rng, (4096,), np.float32))
+    scale(buffer, 1.0)  # built outside the block
+    vd.queue_wait_idle()
+    with vd.profile(clock=clock) as prof:
+        for _ in range(6):
+            scale(buffer, 1.5)
+            vd.queue_wait_idle()
+    alignment = prof.clock_alignment
+    if clock == "measured":
+        assert alignment.method == "measured"
+    elif on_lavapipe():  # Mesa's lavapipe offers VK_EXT_calibrated_timestamps
+        assert alignment.method == "calibrated"
+    assert alignment.method in ("calibrated", "measured") and alignment.error_us >= 0
+    if alignment.method == "measured":
+        assert alignment.error_us > 0  # half of a real round trip
+    slack = alignment.error_us + 1e-3  # (+ the rounding of nanoseconds to microseconds)
+    submits, waits = ([e for e in prof.events if e.name == name] for name in ("submit", "wait"))
+    runs = [e for e in prof.events if e.name == "scale"]
+    assert len(submits) == len(runs) == len(waits) == 6
+    for submit, run, wait in zip(submits, runs, waits):
+        assert submit.start_us <= run.start_us + slack, (submit, run, alignment)
+        assert run.start_us + run.duration_us <= wait.start_us + wait.duration_us + slack, \
+            (run, wait, alignment)
+    assert f"by {alignment.method} clocks" in repr(prof)
+    prof.save(tmp_path / "trace.json")
+    metadata = json.loads((tmp_path / "trace.json").read_text())["metadata"]
+    assert metadata == {"vkdispatch_clock_alignment": alignment.method,
+                        "vkdispatch_clock_alignment_error_us": alignment.error_us}
+
+
+def test_an_unknown_clock_is_refused():
+    with pytest.raises(vd.errors.InvalidArgumentError, match="clock='gpu'.*'auto', 'measured'"):
+        with vd.profile(clock="gpu"):
+            pass

@@ -1,6 +1,7 @@
 // Profiler: while a context profiles, every command of a submitted list (each instance of a
 // replay) becomes an event with its label, queue and a non-empty span in order, the work still
 // runs right, and nothing is recorded once profiling is off; kept recordings are reused again.
+// Its clock alignments (calibrated by the driver, or measured) pair the two clocks correctly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,25 +58,80 @@ TEST(Profiler, EveryCommandOfEveryInstanceIsAnEvent) {
     EXPECT_EQ(download<uint32_t>(target, 256), expected);
 }
 
-TEST(Profiler, CalibrationPairsAGpuTimestampWithTheHostClock) {
+namespace {
+
+uint64_t steadyNow() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+}
+
+// Device ns minus host ns: what an alignment adds to host times.
+double offsetMs(const ClockAlignment& alignment) {
+    return (double(alignment.device_ns) - double(alignment.host_ns)) / 1e6;
+}
+
+bool onLavapipe() {
+    return context().deviceOfQueue(0).info().device_name.rfind("llvmpipe", 0) == 0;
+}
+
+}  // namespace
+
+TEST(Profiler, MeasuredAlignmentPairsAGpuTimestampWithTheHostClock) {
     VKD_REQUIRE_DEVICE();
     Profiler profiler(context());
-    const auto host_now = [] {
-        return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                         std::chrono::steady_clock::now().time_since_epoch())
-                                         .count());
-    };
-    const uint64_t before = host_now();
-    const auto [gpu, host] = profiler.calibrate(0);
-    EXPECT_GT(gpu, 0u);
-    EXPECT_GE(host, before);
-    EXPECT_LE(host, host_now());
+    const uint64_t before = steadyNow();
+    const ClockAlignment first = profiler.measure(0);
+    EXPECT_EQ(first.method, ClockAlignment::Method::Measured);
+    EXPECT_STREQ(first.name(), "measured");
+    EXPECT_GT(first.device_ns, 0u);
+    EXPECT_GE(first.host_ns - first.error_ns, before);  // the middle of a round trip inside
+    EXPECT_LE(first.host_ns + first.error_ns, steadyNow());
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    const auto [gpu_later, host_later] = profiler.calibrate(0);
+    const ClockAlignment later = profiler.measure(0);
     // Both clocks advanced by about the same time (each pair's error: half a round trip).
-    const double gpu_ms = double(gpu_later - gpu) / 1e6;
-    const double host_ms = double(host_later - host) / 1e6;
-    EXPECT_NEAR(gpu_ms, host_ms, 10.0) << gpu_ms << " ms on the GPU, " << host_ms << " on the host";
+    const double gpu_ms = double(later.device_ns - first.device_ns) / 1e6;
+    const double host_ms = double(later.host_ns - first.host_ns) / 1e6;
+    EXPECT_NEAR(gpu_ms, host_ms, 10.0) << gpu_ms << " ms on the GPU, " << host_ms << " on host";
+}
+
+TEST(Profiler, CalibratedAlignmentAgreesWithTheMeasuredOneWithinTheirErrors) {
+    VKD_REQUIRE_DEVICE();
+    if (context().deviceOfQueue(0).calibratedClock() == nullptr)
+        GTEST_SKIP() << "the device does not calibrate its timestamps with CLOCK_MONOTONIC";
+    Profiler profiler(context());
+    const uint64_t before = steadyNow();
+    const ClockAlignment calibrated = profiler.align(0);
+    const uint64_t after = steadyNow();
+    EXPECT_EQ(calibrated.method, ClockAlignment::Method::Calibrated);
+    EXPECT_STREQ(calibrated.name(), "calibrated");
+    // The driver's CLOCK_MONOTONIC sample is the steady clock read between the two reads here.
+    EXPECT_GE(calibrated.host_ns, before);
+    EXPECT_LE(calibrated.host_ns, after);
+    EXPECT_LT(calibrated.error_ns, 1'000'000u);
+    const ClockAlignment measured = profiler.measure(0);
+    // Both give the offset between the clocks; they disagree by no more than both errors
+    // (plus 0.1 ms for the clocks' drift in between and the timestamps' rounding).
+    EXPECT_NEAR(offsetMs(calibrated), offsetMs(measured),
+                double(calibrated.error_ns + measured.error_ns) / 1e6 + 0.1);
+}
+
+TEST(Profiler, AlignmentWithoutCalibrationIsMeasured) {
+    VKD_REQUIRE_DEVICE();
+    Profiler profiler(context());
+    EXPECT_EQ(profiler.align(0, false).method, ClockAlignment::Method::Measured);
+}
+
+TEST(Profiler, OnLavapipeBothAlignmentsFindItsTimestampsOnTheHostClock) {
+    VKD_REQUIRE_DEVICE();
+    // lavapipe writes CLOCK_MONOTONIC as its timestamps (1 ns period): the offset is 0.
+    if (!onLavapipe()) GTEST_SKIP() << "lavapipe's device clock is the host's; others' are not";
+    Profiler profiler(context());
+    for (const bool calibrated : {true, false}) {
+        const ClockAlignment alignment = profiler.align(0, calibrated);
+        EXPECT_NEAR(offsetMs(alignment), 0.0, double(alignment.error_ns) / 1e6 + 0.001)
+            << alignment.name();
+    }
 }
 
 TEST(Profiler, StagedTransfersAreEvents) {

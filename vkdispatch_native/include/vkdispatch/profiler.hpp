@@ -29,6 +29,22 @@ struct ProfileEvent {
     uint64_t end_ns = 0;
 };
 
+/// A moment of a queue's time line paired with the host's steady clock (CLOCK_MONOTONIC on
+/// Linux, the clock of Python's perf_counter): what places host spans among the events.
+struct ClockAlignment {
+    enum class Method {
+        None,        ///< the queue writes no timestamps: nothing to align with
+        Calibrated,  ///< the driver sampled both clocks together (calibrated_clock.hpp)
+        Measured,    ///< a timestamp submitted and waited for, paired with the wait's middle
+    };
+    Method method = Method::None;
+    uint64_t device_ns = 0;  ///< a timestamp of the queue, in nanoseconds as events have them
+    uint64_t host_ns = 0;    ///< the host's steady clock at that moment, in nanoseconds
+    uint64_t error_ns = 0;   ///< how far apart the two may be
+    /// "none", "calibrated" or "measured".
+    const char* name() const noexcept;
+};
+
 class Profiler : public std::enable_shared_from_this<Profiler> {
 public:
     /// The timestamps of one profiled submission: two per command and instance.
@@ -70,16 +86,21 @@ public:
     void collectAfter(Queue& queue, uint64_t value, std::unique_ptr<Recording> recording);
     /// The events collected so far, in order of arrival; forgets them.
     std::vector<ProfileEvent> take();
-    /// A timestamp of queue `queue_index` (ns, as events have them) and the host's steady
-    /// clock (ns) at about the same moment: the middle of a submission that writes the
-    /// timestamp and the wait for it (its error is at most half that round trip). {0, 0} where
-    /// the queue writes no timestamps.
-    std::pair<uint64_t, uint64_t> calibrate(int queue_index);
+    /// Queue `queue_index`'s clock paired with the host's: by the driver's calibrated
+    /// timestamps where its device offers them and `calibrated` is set (to within the driver's
+    /// deviation, nanoseconds), else measure(). Method::None where the queue writes no
+    /// timestamps.
+    ClockAlignment align(int queue_index, bool calibrated = true);
+    /// The pairing by a submission that writes a timestamp, waited for: the host's clock at the
+    /// middle of that round trip, to within half of it (tens of microseconds).
+    ClockAlignment measure(int queue_index);
 
 private:
     void collect(const Recording& recording);
     // The recording's timestamps in nanoseconds (empty when the driver returns none).
     std::vector<uint64_t> nanoseconds(const Recording& recording) const;
+    // A timestamp of queue `queue_index` in nanoseconds: its valid bits, scaled by the period.
+    uint64_t nanoseconds(size_t queue_index, uint64_t ticks) const;
 
     const Context& m_context;
     std::vector<double> m_period_ns;  // per queue: nanoseconds per timestamp tick

@@ -3,11 +3,18 @@
 #include <chrono>
 #include <utility>
 
+#include "vkdispatch/calibrated_clock.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
 
 namespace vkdispatch {
 namespace {
+
+uint64_t steadyNow() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+}
 
 uint32_t timestampBits(VkPhysicalDevice physical, uint32_t family) {
     uint32_t count = 0;
@@ -18,6 +25,15 @@ uint32_t timestampBits(VkPhysicalDevice physical, uint32_t family) {
 }
 
 }  // namespace
+
+const char* ClockAlignment::name() const noexcept {
+    switch (method) {
+        case Method::Calibrated: return "calibrated";
+        case Method::Measured: return "measured";
+        case Method::None: break;
+    }
+    return "none";
+}
 
 Profiler::Recording::Recording(VkDevice device, int queue_index, uint32_t timestamps)
     : m_device(device), m_queue(queue_index), m_capacity(timestamps) {
@@ -74,10 +90,12 @@ std::vector<uint64_t> Profiler::nanoseconds(const Recording& recording) const {
         recording.m_device, recording.m_pool, 0, recording.m_used, ticks.size() * sizeof(uint64_t),
         ticks.data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
     if (result != VK_SUCCESS) return {};  // callers run where nothing may throw
-    const auto q = static_cast<size_t>(recording.m_queue);
-    for (uint64_t& tick : ticks)
-        tick = static_cast<uint64_t>(double(tick & m_mask[q]) * m_period_ns[q]);
+    for (uint64_t& tick : ticks) tick = nanoseconds(static_cast<size_t>(recording.m_queue), tick);
     return ticks;
+}
+
+uint64_t Profiler::nanoseconds(size_t queue_index, uint64_t ticks) const {
+    return static_cast<uint64_t>(double(ticks & m_mask[queue_index]) * m_period_ns[queue_index]);
 }
 
 void Profiler::collect(const Recording& recording) {
@@ -93,24 +111,40 @@ void Profiler::collect(const Recording& recording) {
     }
 }
 
-std::pair<uint64_t, uint64_t> Profiler::calibrate(int queue_index) {
+ClockAlignment Profiler::align(int queue_index, bool calibrated) {
+    const auto q = static_cast<size_t>(queue_index);
+    const CalibratedClock* clock = m_context.deviceOfQueue(queue_index).calibratedClock();
+    if (calibrated && clock != nullptr && m_mask.at(q) != 0) {
+        if (const auto sample = clock->sample()) {
+            ClockAlignment alignment;
+            alignment.method = ClockAlignment::Method::Calibrated;
+            alignment.device_ns = nanoseconds(q, sample->device_ticks);
+            alignment.host_ns = sample->host_ns;
+            alignment.error_ns = sample->deviation_ns;
+            return alignment;
+        }
+    }
+    return measure(queue_index);
+}
+
+ClockAlignment Profiler::measure(int queue_index) {
     const auto recording = begin(queue_index, 1);
-    if (!recording) return {0, 0};
+    if (!recording) return {};
     Queue& queue = m_context.queue(queue_index);
-    const auto now = [] {
-        return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                         std::chrono::steady_clock::now().time_since_epoch())
-                                         .count());
-    };
-    const uint64_t before = now();
+    const uint64_t before = steadyNow();
     queue.wait(queue.submit([&](VkCommandBuffer cb) {
         recording->reset(cb);
         recording->mark(cb, std::string(), false);
     }));
-    const uint64_t after = now();
+    const uint64_t after = steadyNow();
     const std::vector<uint64_t> ns = nanoseconds(*recording);
-    if (ns.empty()) return {0, 0};
-    return {ns[0], before + (after - before) / 2};
+    if (ns.empty()) return {};
+    ClockAlignment alignment;
+    alignment.method = ClockAlignment::Method::Measured;
+    alignment.device_ns = ns[0];
+    alignment.host_ns = before + (after - before) / 2;
+    alignment.error_ns = (after - before + 1) / 2;
+    return alignment;
 }
 
 std::vector<ProfileEvent> Profiler::take() {
