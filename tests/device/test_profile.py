@@ -8,6 +8,7 @@ with the fields Perfetto reads); profiles do not nest.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -89,6 +90,31 @@ def test_a_graph_replayed_in_the_block_is_profiled(rng):
     with vd.profile() as prof:
         graph.submit(instance_count=4)
     assert names(prof) == ["scale"] * 8
+    graph.destroy()
+
+
+def test_replays_in_and_out_of_profiles_compute_right_and_each_is_an_event(rng):
+    # Profiled replays run kept recordings with timestamps (one per replay in flight), read
+    # before they run again; a replay outside a profile runs the plain recording again.
+    data = random_array(rng, (2048,), np.float32)
+    buffer = vd.asbuffer(data)
+    graph = vd.CommandGraph()
+    scale(buffer, 1.25, graph=graph)
+    scale(buffer, 0.75, graph=graph)
+    expected = data.astype(np.float64)
+    for replays, profiled in ((40, True), (3, False), (25, True)):
+        with vd.profile() if profiled else contextlib.nullcontext() as prof:
+            for k in range(replays):
+                graph.submit()
+                if k % 10 == 9:  # some replays after a wait, some while others are in flight
+                    vd.queue_wait_idle()
+        expected *= (1.25 * 0.75) ** replays
+        if profiled:
+            runs = [e for e in prof.events if e.queue >= 0]
+            assert [e.name for e in runs] == ["scale"] * 2 * replays
+            for earlier, later in zip(runs, runs[1:]):  # dependent, in order, none twice
+                assert later.start_us >= earlier.start_us + earlier.duration_us - 1e-3
+    np.testing.assert_allclose(buffer.read(0), expected, rtol=1e-4)
     graph.destroy()
 
 

@@ -1,11 +1,14 @@
 // Profiler: while a context profiles, every command of a submitted list (each instance of a
 // replay) becomes an event with its label, queue and a non-empty span in order, the work still
 // runs right, and nothing is recorded once profiling is off; kept recordings are reused again.
-// Its clock alignments (calibrated by the driver, or measured) pair the two clocks correctly.
+// A list keeps its recordings with timestamps, one per run in flight, and submits them again
+// once their runs have been read. Its clock alignments (calibrated by the driver, or measured)
+// pair the two clocks correctly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -13,6 +16,7 @@
 
 #include "buffer_kernels.hpp"
 #include "compute_helpers.hpp"
+#include "queue_gate.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/buffer_commands.hpp"
 #include "vkdispatch/command_list.hpp"
@@ -56,6 +60,102 @@ TEST(Profiler, EveryCommandOfEveryInstanceIsAnEvent) {
     auto expected = std::vector<uint32_t>(256, 7u);
     std::copy(words.begin(), words.begin() + 128, expected.begin());
     EXPECT_EQ(download<uint32_t>(target, 256), expected);
+}
+
+TEST(Profiler, KeptRecordingsWithTimestampsRunAgainOnceTheirRunsWereRead) {
+    VKD_REQUIRE_DEVICE();
+    const std::vector<uint32_t> start = randomWords(64, 21);
+    Buffer data(context(), 64 * 4);
+    upload(data, start);
+    test::OneBufferPlan triple(context(), test::kTriplePlusOne, "triple_plus_one", data);
+    CommandList list(context());
+    list.recordDispatch(triple.plan, triple.set, {1, 1, 1});
+    const auto submit = [&](uint32_t n) {  // triples the first n words, plus one
+        uint8_t pc[4];
+        std::memcpy(pc, &n, 4);
+        return list.submit(pc, 4, 1, 0, nullptr, nullptr, 0);
+    };
+    std::vector<uint32_t> expected = start;
+    const auto expect = [&](uint32_t n) {
+        for (uint32_t i = 0; i < n; ++i) expected[i] = test::triplePlusOne(expected[i]);
+    };
+    Queue& queue = context().queue(0);
+    auto profiler = std::make_shared<Profiler>(context());
+    context().setProfiler(profiler);
+    {
+        test::Gate gate(queue);  // five runs in flight at once: five recordings
+        for (int k = 0; k < 5; ++k) submit(64), expect(64);
+        EXPECT_EQ(list.profiledRecordings(0), 5u);
+    }
+    queue.waitIdle();
+    for (int k = 0; k < 12; ++k) {  // each after the last finished: the oldest is free again
+        const uint64_t value = submit(64);
+        expect(64);
+        // Finished, and unread: a wait would read the finished runs, so only the submission
+        // that reuses the recording can.
+        while (!queue.completed(value)) std::this_thread::yield();
+        EXPECT_EQ(list.profiledRecordings(0), 5u);
+    }
+    for (const uint32_t n : {32u, 64u, 32u}) {  // other push constants: recorded anew
+        queue.wait(submit(n));
+        expect(n);
+        EXPECT_EQ(list.profiledRecordings(0), 5u);
+    }
+    context().setProfiler(nullptr);
+    queue.wait(submit(64));  // not profiled: the recordings with timestamps go
+    expect(64);
+    EXPECT_EQ(list.profiledRecordings(0), 0u);
+    context().waitIdle(-1);
+    EXPECT_EQ(download<uint32_t>(data, 64), expected);
+
+    // Each run read once, before the next rewrote its timestamps: 20 runs of the dependent
+    // dispatch, in order, none twice.
+    const std::vector<ProfileEvent> events = profiler->take();
+    ASSERT_EQ(events.size(), 20u);
+    for (size_t i = 0; i < events.size(); ++i) {
+        EXPECT_EQ(events[i].name, "triple_plus_one");
+        EXPECT_LT(events[i].start_ns, events[i].end_ns);
+        if (i > 0) EXPECT_GE(events[i].start_ns, events[i - 1].end_ns) << i;
+    }
+}
+
+TEST(Profiler, AFinishedRunsLateReadLeavesTheNextRunOfItsRecordingAlone) {
+    VKD_REQUIRE_DEVICE();
+    Buffer data(context(), 64 * 4);
+    upload(data, randomWords(64, 22));
+    test::OneBufferPlan triple(context(), test::kTriplePlusOne, "triple_plus_one", data);
+    CommandList list(context());
+    list.recordDispatch(triple.plan, triple.set, {1, 1, 1});
+    const uint8_t pc[4] = {64, 0, 0, 0};
+    Queue& queue = context().queue(0);
+    // Free command buffers for what follows, so that no recording collects finished work (and
+    // runs the first run's read) before the wait below.
+    uint64_t last = 0;
+    for (int k = 0; k < 4; ++k) last = queue.submit([](VkCommandBuffer) {});
+    queue.wait(last);
+    auto profiler = std::make_shared<Profiler>(context());
+    context().setProfiler(profiler);
+    uint64_t first = 0;
+    {
+        test::Gate hold(queue);  // (so that the run cannot finish before its read is set up)
+        first = list.submit(pc, 4, 1, 0, nullptr, nullptr, 0);
+    }
+    while (!queue.completed(first)) std::this_thread::yield();  // finished, not read yet
+    {
+        test::Gate gate(queue);
+        list.submit(pc, 4, 1, 0, nullptr, nullptr, 0);  // reuses the recording; held back
+        // The first run's read, due since it finished, runs now: it must not take the second
+        // run's timestamps (not written yet) for its own.
+        queue.wait(first);
+    }
+    context().setProfiler(nullptr);
+    context().waitIdle(-1);
+    EXPECT_EQ(list.profiledRecordings(0), 1u);
+    const std::vector<ProfileEvent> events = profiler->take();
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_LT(events[0].start_ns, events[0].end_ns);
+    EXPECT_LT(events[1].start_ns, events[1].end_ns);
+    EXPECT_GE(events[1].start_ns, events[0].end_ns);
 }
 
 namespace {
