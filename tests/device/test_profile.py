@@ -1,11 +1,14 @@
 """vd.profile(): every command submitted inside the block (shader calls, FFT passes, VkFFT,
 reductions, copies, a graph replayed there) is an event with its name and a positive duration
 inside the block's wall-clock span, in order per queue, beside host spans (submit, wait,
-read); nothing outside the block; the table (with each shader's Python source line) and the
-Chrome trace (valid JSON with the fields Perfetto reads); profiles do not nest.
+read) placed on the GPU's time line (by calibrated timestamps where offered, else a measured
+offset) so that each submission precedes its command and each wait follows it; nothing outside
+the block; the table (with each shader's Python source line) and the Chrome trace (valid JSON
+with the fields Perfetto reads); profiles do not nest.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -90,6 +93,31 @@ def test_a_graph_replayed_in_the_block_is_profiled(rng):
     graph.destroy()
 
 
+def test_replays_in_and_out_of_profiles_compute_right_and_each_is_an_event(rng):
+    # Profiled replays run kept recordings with timestamps (one per replay in flight), read
+    # before they run again; a replay outside a profile runs the plain recording again.
+    data = random_array(rng, (2048,), np.float32)
+    buffer = vd.asbuffer(data)
+    graph = vd.CommandGraph()
+    scale(buffer, 1.25, graph=graph)
+    scale(buffer, 0.75, graph=graph)
+    expected = data.astype(np.float64)
+    for replays, profiled in ((40, True), (3, False), (25, True)):
+        with vd.profile() if profiled else contextlib.nullcontext() as prof:
+            for k in range(replays):
+                graph.submit()
+                if k % 10 == 9:  # some replays after a wait, some while others are in flight
+                    vd.queue_wait_idle()
+        expected *= (1.25 * 0.75) ** replays
+        if profiled:
+            runs = [e for e in prof.events if e.queue >= 0]
+            assert [e.name for e in runs] == ["scale"] * 2 * replays
+            for earlier, later in zip(runs, runs[1:]):  # dependent, in order, none twice
+                assert later.start_us >= earlier.start_us + earlier.duration_us - 1e-3
+    np.testing.assert_allclose(buffer.read(0), expected, rtol=1e-4)
+    graph.destroy()
+
+
 def test_the_table_and_the_trace(rng, tmp_path):
     buffer = vd.asbuffer(random_array(rng, (2048,), np.float32))
     with vd.profile() as prof:
@@ -149,3 +177,45 @@ def test_one_track_per_queue(multi, rng):
     tracks = {e["tid"]: e["args"]["name"] for e in prof.trace()["traceEvents"]
               if e["name"] == "thread_name"}
     assert tracks == {-1: "host", **{q: f"queue {q}" for q in queues}}
+
+
+def on_lavapipe() -> bool:
+    return vd.get_context().device_infos[0].device_name.startswith("llvmpipe")
+
+
+@pytest.mark.parametrize("clock", ["auto", "measured"])
+def test_host_spans_frame_the_gpu_work_they_submit_and_wait_for(rng, clock, tmp_path):
+    buffer = vd.asbuffer(random_array(rng, (4096,), np.float32))
+    scale(buffer, 1.0)  # built outside the block
+    vd.queue_wait_idle()
+    with vd.profile(clock=clock) as prof:
+        for _ in range(6):
+            scale(buffer, 1.5)
+            vd.queue_wait_idle()
+    alignment = prof.clock_alignment
+    if clock == "measured":
+        assert alignment.method == "measured"
+    elif on_lavapipe():  # Mesa's lavapipe offers VK_EXT_calibrated_timestamps
+        assert alignment.method == "calibrated"
+    assert alignment.method in ("calibrated", "measured") and alignment.error_us >= 0
+    if alignment.method == "measured":
+        assert alignment.error_us > 0  # half of a real round trip
+    slack = alignment.error_us + 1e-3  # (+ the rounding of nanoseconds to microseconds)
+    submits, waits = ([e for e in prof.events if e.name == name] for name in ("submit", "wait"))
+    runs = [e for e in prof.events if e.name == "scale"]
+    assert len(submits) == len(runs) == len(waits) == 6
+    for submit, run, wait in zip(submits, runs, waits):
+        assert submit.start_us <= run.start_us + slack, (submit, run, alignment)
+        assert run.start_us + run.duration_us <= wait.start_us + wait.duration_us + slack, \
+            (run, wait, alignment)
+    assert f"by {alignment.method} clocks" in repr(prof)
+    prof.save(tmp_path / "trace.json")
+    metadata = json.loads((tmp_path / "trace.json").read_text())["metadata"]
+    assert metadata == {"vkdispatch_clock_alignment": alignment.method,
+                        "vkdispatch_clock_alignment_error_us": alignment.error_us}
+
+
+def test_an_unknown_clock_is_refused():
+    with pytest.raises(vd.errors.InvalidArgumentError, match="clock='gpu'.*'auto', 'measured'"):
+        with vd.profile(clock="gpu"):
+            pass

@@ -1,6 +1,7 @@
 """Device tests of shader printing: in debug mode (``VKDISPATCH_DEBUG=1``, validation layer
 with debug printf) ``vc.printf``/``vc.print`` output reaches the ``vkdispatch`` logger, one
-record ``"shader printf: <text>"`` per printed line."""
+record ``"shader printf: [<shader> at <file>:<line>] <text>"`` per printed line, naming the
+shader and the line of the printf call."""
 from __future__ import annotations
 
 import collections
@@ -11,6 +12,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,11 +32,35 @@ def _printed(caplog) -> str:
     return "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("vkdispatch"))
 
 
+ORIGIN = re.compile(r"\[(\w+) at ([\w.<>]+):(\d+)\] ")
+
+
+def _printed_lines(messages) -> list[str]:
+    """What follows "shader printf: " in each message that is a printed line, in arrival order
+    (the truncation notice left out)."""
+    return [m[len(PREFIX):] for m in messages if m.startswith(PREFIX) and not m.startswith(DROPPED)]
+
+
+def _text(line: str) -> str:
+    """A printed line without the origin it starts with (which every line must have)."""
+    origin = ORIGIN.match(line)
+    assert origin, f"no '[shader at file:line] ' origin: {line!r}"
+    return line[origin.end():]
+
+
 def _lines(caplog) -> list[str]:
-    """The text of every printed line, in arrival order (the truncation notice left out)."""
-    return [r.getMessage()[len(PREFIX):] for r in caplog.records
-            if r.name.startswith("vkdispatch") and r.getMessage().startswith(PREFIX)
-            and not r.getMessage().startswith(DROPPED)]
+    """The text of every printed line, without its origin, in arrival order."""
+    return [_text(line) for line in _printed_lines(
+        r.getMessage() for r in caplog.records if r.name.startswith("vkdispatch"))]
+
+
+def _line_of(snippet: str, source: str | None = None) -> int:
+    """The number of the one line of ``source`` (this file by default) that starts with
+    ``snippet`` (after its indentation)."""
+    lines = (Path(__file__).read_text() if source is None else source).splitlines()
+    found = [number for number, line in enumerate(lines, 1) if line.lstrip().startswith(snippet)]
+    assert len(found) == 1, (snippet, found)
+    return found[0]
 
 
 def _dropped_notices(caplog) -> list[logging.LogRecord]:
@@ -75,6 +101,35 @@ def test_print_vars_expands_vectors(context, rng, caplog):
     match = re.search(r"vector-probe \(([-\d.]+), ([-\d.]+)\) end", _printed(caplog))
     assert match, _printed(caplog)
     np.testing.assert_allclose([float(match.group(1)), float(match.group(2))], values)
+
+
+def _say_from_helper(value):
+    vc.printf("helper got %d", value)  # the line printed lines name; the shader is the caller
+
+
+def test_printed_lines_name_the_shader_and_the_line_of_each_printf(context, rng, caplog):
+    caplog.set_level(logging.INFO, logger="vkdispatch")
+
+    @vd.shader(1)
+    def origin_probe(x: Buff[i32], v: Const[v2]):
+        vc.printf("direct %d", x[0])
+        _say_from_helper(x[1])
+        vc.print("vector", v)
+
+    x = rng.integers(-10**6, 10**6, 2, dtype=np.int32)
+    v = rng.integers(-50, 50, 2).astype(np.float32)
+    origin_probe(vd.asbuffer(x), v)
+    context.wait_idle()
+    here = Path(__file__).name
+
+    def at(snippet: str) -> str:
+        return f"[origin_probe at {here}:{_line_of(snippet)}] "
+
+    vector = f"({v[0]:f}, {v[1]:f})"
+    assert sorted(_printed_lines(r.getMessage() for r in caplog.records)) == sorted([
+        at('vc.printf("direct %d"') + f"direct {x[0]}",
+        at('vc.printf("helper got %d"') + f"helper got {x[1]}",
+        at('vc.print("vector", v)') + f"vector {vector}"])
 
 
 # Every conversion the shader printf knows except %a (Python's % has none), with flags, widths
@@ -193,6 +248,9 @@ print("@@REPORT@@" + json.dumps({"refused": refused, "messages": messages,
 def test_printf_buffer_size_variable_sets_the_layer_buffer(context, tmp_path, variable, user_file,
                                                            count, complete):
     environment = {k: v for k, v in os.environ.items() if k != "VK_LAYER_SETTINGS_PATH"}
+    # The child imports the vkdispatch under test, not one installed elsewhere.
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(vd.__file__).parent.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     environment["XDG_DATA_HOME"] = str(tmp_path)  # no vkconfig settings of this machine's user
     if user_file is not None:
         settings = tmp_path / "user_settings.txt"
@@ -205,9 +263,10 @@ def test_printf_buffer_size_variable_sets_the_layer_buffer(context, tmp_path, va
     report = json.loads(proc.stdout.split("@@REPORT@@", 1)[1])
     assert "VKDISPATCH_PRINTF_BUFFER_SIZE must be a number of bytes from 128 to 1048576, got " \
            "'lots'" in report["refused"]
-    lines = [m[len(PREFIX):] for m in report["messages"]
-             if m.startswith(PREFIX) and not m.startswith(DROPPED)]
-    assert set(lines) <= {f"child {i} {i}" for i in range(count)}
+    lines = _printed_lines(report["messages"])
+    # (a script run by "python -c" is the file "<string>")
+    origin = f"[lines at <string>:{_line_of('vc.printf(', BUFFER_SIZE_CHILD)}] "
+    assert set(lines) <= {f"{origin}child {i} {i}" for i in range(count)}
     dropped = [m for m in report["messages"] if m.startswith(DROPPED)]
     if complete:
         assert len(lines) == count and not dropped

@@ -1,5 +1,8 @@
-"""printf, print and comments (reference 11.14, 11.15)."""
+"""printf, print and comments (reference 11.14, 11.15). Each printf's format starts with its
+origin, ``[shader at file:line] ``."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from codegen_helpers import assert_compiles, header_lines, main_body, source_of, trace
@@ -11,14 +14,24 @@ from vkdispatch.errors import InvalidArgumentError
 EXTENSION = "#extension GL_EXT_debug_printf : require"
 
 
+def at(snippet: str, shader: str = "body") -> str:
+    """The origin prefix of the printf on the one line of this file that starts with
+    ``snippet`` (``body``: the function traced in a manual shader context)."""
+    lines = Path(__file__).read_text().splitlines()
+    found = [n for n, line in enumerate(lines, 1) if line.lstrip().startswith(snippet)]
+    assert len(found) == 1, (snippet, found)
+    return f"[{shader} at {Path(__file__).name}:{found[0]}] "
+
+
 def test_printf_inserts_values_and_raw_strings():
     def body(out, n):
         tid = vc.global_invocation_id().x
         vc.printf("tid=%u n=%d v=%f raw=%d", tid, n, out[tid], "int(3)")
 
     description, _ = trace(body, Buff[f32], Const[i32])
+    origin = at('vc.printf("tid=')
     assert main_body(description) == [
-        'debugPrintfEXT("tid=%u n=%d v=%f raw=%d", gl_GlobalInvocationID.x, UBO.var0, '
+        f'debugPrintfEXT("{origin}tid=%u n=%d v=%f raw=%d", gl_GlobalInvocationID.x, UBO.var0, '
         'buf0.data[gl_GlobalInvocationID.x], int(3));']
     assert EXTENSION in header_lines(description)
     assert_compiles(description)
@@ -30,8 +43,10 @@ def test_printf_escapes_what_glsl_would_interpret_and_keeps_backslash_n_a_newlin
         vc.printf("C:\\temp\tback\\slash\\n\x7f")
 
     description, _ = trace(body)
-    assert main_body(description) == ['debugPrintfEXT("say \\"hi\\"\\n");',
-                                      'debugPrintfEXT("C:\\\\temp\\011back\\\\slash\\n\\177");']
+    say, path = at("vc.printf('say"), at('vc.printf("C:')
+    assert main_body(description) == [
+        f'debugPrintfEXT("{say}say \\"hi\\"\\n");',
+        f'debugPrintfEXT("{path}C:\\\\temp\\011back\\\\slash\\n\\177");']
     assert_compiles(description)
 
 
@@ -54,6 +69,45 @@ def test_printf_format_of_the_longest_length_builds():
     assert_compiles(description)
 
 
+def _print_from_helper(value):
+    vc.printf("helper %d", value)
+
+
+def test_printf_origin_names_the_decorated_shader_and_the_line_of_each_call():
+    import vkdispatch as vd
+
+    @vd.shader(exec_size=1)
+    def named_kernel(out: Buff[f32], n: Const[i32]):
+        vc.printf("n=%d", n)
+        _print_from_helper(n)  # the helper's line, the shader's name
+
+    lines = main_body(named_kernel.shader_description)
+    assert [line.split('"')[1] for line in lines] == [
+        at('vc.printf("n=%d"', "named_kernel") + "n=%d",
+        at('vc.printf("helper %d"', "named_kernel") + "helper %d"]
+
+
+@pytest.mark.parametrize("extra, prefixed", [(0, True), (1, False)])
+def test_printf_origin_is_left_out_where_it_would_pass_the_longest_string(extra, prefixed):
+    origin = at("description, _ = trace(lambda: vc.printf(text), name", "<lambda>")
+    text = "y" * (1024 - len(origin) + extra)
+    description, _ = trace(lambda: vc.printf(text), name="long")
+    literal = main_body(description)[0].split('"')[1]
+    assert literal == (origin + text if prefixed else text)
+    assert_compiles(description)
+
+
+def test_printf_origin_spells_a_file_name_a_format_cannot_hold_in_ascii(tmp_path):
+    name = "we%ird \u00e9\\x.py"
+    namespace = {"vc": vc}
+    exec(compile("def body():\n    vc.printf('%d', 5)\n", str(tmp_path / name), "exec"),
+         namespace)
+    description, _ = trace(namespace["body"])
+    # "%" doubled (it prints as one), the non-ASCII and the backslash as "?"
+    assert main_body(description) == ['debugPrintfEXT("[body at we%%ird ??x.py:2] %d", 5);']
+    assert_compiles(description)
+
+
 def test_print_expands_vectors_complex_and_matrices():
     def body(out, r, z, m):
         vc.print("val", r, vc.global_invocation_id().x, z, "100%")
@@ -61,9 +115,10 @@ def test_print_expands_vectors_complex_and_matrices():
 
     description, _ = trace(body, Buff[f32], Const[v2], Const[c64], Const[m2])
     lines = main_body(description)
-    assert lines[0] == ('debugPrintfEXT("val (%f, %f) %u (%f, %f) 100%%", UBO.var0[0], '
+    val, matrix = at('vc.print("val"'), at("vc.print(m,")
+    assert lines[0] == (f'debugPrintfEXT("{val}val (%f, %f) %u (%f, %f) 100%%", UBO.var0[0], '
                         'UBO.var0[1], gl_GlobalInvocationID.x, UBO.var1[0], UBO.var1[1]);')
-    assert lines[1].startswith('debugPrintfEXT("\\n[%f, %f]\\n[%f, %f]\\n, %d", '
+    assert lines[1].startswith(f'debugPrintfEXT("{matrix}\\n[%f, %f]\\n[%f, %f]\\n, %d", '
                                'UBO.var2[0][0], UBO.var2[1][0], UBO.var2[0][1], '
                                'UBO.var2[1][1], ')
     assert_compiles(description)
@@ -72,7 +127,8 @@ def test_print_expands_vectors_complex_and_matrices():
 def test_no_printf_flag_removes_only_the_extension_line():
     description, _ = trace(lambda: vc.printf("x"), flags=vc.ShaderFlags.NO_PRINTF)
     assert EXTENSION not in header_lines(description)
-    assert main_body(description) == ['debugPrintfEXT("x");']
+    origin = at("description, _ = trace(lambda: vc.printf(\"x\"), flags", "<lambda>")
+    assert main_body(description) == [f'debugPrintfEXT("{origin}x");']
 
 
 def test_printing_a_buffer_element_marks_the_buffer():

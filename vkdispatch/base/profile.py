@@ -13,9 +13,11 @@ that work and holds one event per command and instance::
 
 Host spans go on a track of their own (queue -1 in ``events``): each submission of recorded
 commands ("submit"), each wait for the queues ("wait") and each buffer read ("read"), placed
-on the GPU's time line by a measured offset (a timestamp submitted and waited for when the
-block ends: accurate to half that round trip, tens of microseconds). The table sums GPU time
-only.
+on the GPU's time line when the block ends: by the driver's calibrated timestamps where the
+device offers them (VK_KHR/EXT_calibrated_timestamps: both clocks sampled together, to within
+the driver's deviation), else by a measured offset (a timestamp submitted and waited for:
+accurate to half that round trip, tens of microseconds). ``prof.clock_alignment`` says which,
+as do ``repr(prof)`` and the saved trace's metadata. The table sums GPU time only.
 
 The staging copies of ``write``/``read`` on discrete GPUs are events too ("staging copy",
 "buffer update"). Not recorded (yet): ``kp`` sequences. Events of different devices are each
@@ -29,11 +31,11 @@ import os
 import time
 from typing import Iterator, NamedTuple
 
-from vkdispatch.errors import InvalidStateError
+from vkdispatch.errors import InvalidArgumentError, InvalidStateError
 
 HOST = -1  # the queue of host spans in events
 
-__all__ = ["ProfileEvent", "Profile", "profile", "note_source"]
+__all__ = ["ProfileEvent", "ClockAlignment", "Profile", "profile", "note_source"]
 
 _SOURCES: dict[str, set] = {}  # shader name -> "file.py:line" of the Python functions
 
@@ -60,20 +62,39 @@ class ProfileEvent(NamedTuple):
     duration_us: float
 
 
+class ClockAlignment(NamedTuple):
+    """How host spans were placed on the GPU's time line (that of queue 0): ``method``
+    "calibrated" (the driver's calibrated timestamps), "measured" (a timestamp submitted and
+    waited for) or "none" (the queue writes no timestamps: host spans keep their own clock),
+    and ``error_us``, how far off they may be."""
+
+    method: str
+    error_us: float
+
+
+CLOCKS = ("auto", "measured")  # vd.profile(clock=...)
+
+
 class Profile:
     """The events of one ``vd.profile()`` block (empty until the block ends).
 
     Attributes:
         events: :class:`ProfileEvent` records, ordered by queue and start time.
+        clock_alignment: the :class:`ClockAlignment` the host spans were placed by (None until
+            the block ends).
     """
 
     def __init__(self) -> None:
         self.events: list[ProfileEvent] = []
+        self.clock_alignment: ClockAlignment | None = None
         self._host: list[tuple] = []  # (name, start ns, end ns) on the host's monotonic clock
 
     def _set(self, raw: list, moments: list) -> None:
-        gpu, host = moments[0] if moments else (0, 0)
-        shift = gpu - host if gpu else 0  # host ns -> device ns of queue 0
+        """Takes the native events and, per queue, ``(device ns, host ns, method, error ns)``
+        (Context.stop_profiling)."""
+        gpu, host, method, error = moments[0] if moments else (0, 0, "none", 0)
+        self.clock_alignment = ClockAlignment(method, error / 1e3)
+        shift = gpu - host if method != "none" else 0  # host ns -> device ns of queue 0
         raw = raw + [(name, HOST, start + shift, end + shift)
                      for name, start, end in self._host]
         origin = min((start for _name, _queue, start, _end in raw), default=0)
@@ -97,6 +118,14 @@ class Profile:
                 for name, times in groups.items()]
         return sorted(rows, key=lambda row: -row["total_us"])
 
+    def __repr__(self) -> str:
+        if self.clock_alignment is None:
+            return "<vd.Profile: recording>"
+        alignment = self.clock_alignment
+        gpu = sum(event.queue != HOST for event in self.events)
+        return (f"<vd.Profile: {gpu} GPU events, {len(self.events) - gpu} host spans aligned "
+                f"by {alignment.method} clocks (error {alignment.error_us:.3f} us)>")
+
     def __str__(self) -> str:
         if not any(event.queue != HOST for event in self.events):
             return "vd.profile: no GPU commands recorded"
@@ -112,8 +141,9 @@ class Profile:
 
     def trace(self) -> dict:
         """The events in the Chrome trace event format: one complete ("X") event per command,
-        one track (thread) per queue."""
+        one track (thread) per queue; ``metadata`` says how the host spans were aligned."""
         queues = sorted({event.queue for event in self.events})
+        alignment = self.clock_alignment or ClockAlignment("none", 0.0)
         metadata = [{"name": "thread_name", "ph": "M", "pid": 0, "tid": queue,
                      "args": {"name": "host" if queue == HOST else f"queue {queue}"}}
                     for queue in queues]
@@ -124,7 +154,9 @@ class Profile:
              "ts": event.start_us, "dur": event.duration_us,
              "cat": "host" if event.queue == HOST else "gpu",
              "args": {"source": _source_of(event.name)}}
-            for event in self.events], "displayTimeUnit": "ns"}
+            for event in self.events], "displayTimeUnit": "ns",
+            "metadata": {"vkdispatch_clock_alignment": alignment.method,
+                         "vkdispatch_clock_alignment_error_us": alignment.error_us}}
 
     def save(self, path: str | os.PathLike) -> None:
         """Writes :meth:`trace` as JSON to ``path`` (open it in https://ui.perfetto.dev)."""
@@ -150,16 +182,25 @@ def host_span(profile_: Profile, name: str, start_ns: int) -> None:
 
 
 @contextlib.contextmanager
-def profile() -> Iterator[Profile]:
+def profile(clock: str = "auto") -> Iterator[Profile]:
     """Records the GPU time of every command submitted to the current context inside the
     block; the yielded :class:`Profile` holds the events once the block ends (which waits for
     the work submitted in it).
 
+    Args:
+        clock: how host spans are placed on the GPU's time line: "auto" (the driver's
+            calibrated timestamps where the device offers them, else "measured") or
+            "measured" (a timestamp submitted and waited for when the block ends).
+
     Raises:
+        InvalidArgumentError: an unknown ``clock``.
         InvalidStateError: another profile of the context is recording.
     """
     from vkdispatch.base.context import get_context  # the context imports this module
 
+    if clock not in CLOCKS:
+        raise InvalidArgumentError(f"vd.profile(clock={clock!r}): expected one of "
+                                   f"{', '.join(map(repr, CLOCKS))}")
     native = get_context().native
     if _Recording.active is not None or not native.start_profiling():
         raise InvalidStateError("vd.profile(): a profile is recording already (profiles do "
@@ -169,4 +210,4 @@ def profile() -> Iterator[Profile]:
         yield result
     finally:
         _Recording.active = None
-        result._set(*native.stop_profiling())
+        result._set(*native.stop_profiling(calibrated=clock == "auto"))

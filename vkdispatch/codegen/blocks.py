@@ -15,23 +15,31 @@ import sys
 
 from vkdispatch.errors import InvalidStateError
 
-__all__ = ["BlockStack", "user_location"]
+__all__ = ["BlockStack", "user_frame", "user_location"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _CONTEXTLIB = os.path.abspath(contextlib.__file__)
 _CAN_TAKE_ELSE = ("if", "else if")
 
 
-def user_location() -> str:
-    """``file:line`` of the innermost caller outside vkdispatch (and outside contextlib, which
-    runs the ``with`` forms)."""
+def user_frame():
+    """The innermost caller's frame outside vkdispatch (and outside contextlib, which runs the
+    ``with`` forms), or None."""
     frame = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
         if not filename.startswith(_PACKAGE + os.sep) and filename != _CONTEXTLIB:
-            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+            return frame
         frame = frame.f_back
-    return "an unknown line"
+    return None
+
+
+def user_location() -> str:
+    """``file:line`` of :func:`user_frame`."""
+    frame = user_frame()
+    if frame is None:
+        return "an unknown line"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 @dataclasses.dataclass

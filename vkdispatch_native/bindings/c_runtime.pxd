@@ -56,10 +56,16 @@ cdef extern from "vkdispatch/profiler.hpp" namespace "vkdispatch" nogil:
         uint64_t start_ns
         uint64_t end_ns
 
+    cdef cppclass ClockAlignment:
+        uint64_t device_ns
+        uint64_t host_ns
+        uint64_t error_ns
+        const char* name()
+
     cdef cppclass Profiler:
         Profiler(const Context& context) except +raiseNativeError
         vector[ProfileEvent] take() except +raiseNativeError
-        pair[uint64_t, uint64_t] calibrate(int queue_index) except +raiseNativeError
+        ClockAlignment align(int queue_index, bool calibrated) except +raiseNativeError
 
 cdef extern from "vkdispatch/buffer.hpp" namespace "vkdispatch" nogil:
     cdef cppclass Buffer:

@@ -303,16 +303,17 @@ cdef class NativeContext(Closable):
             return False
         return True
 
-    def stop_profiling(self):
+    def stop_profiling(self, bint calibrated=True):
         """Stops recording, waits for the work submitted so far and returns its events,
-        ``(name, queue, start_ns, end_ns)`` tuples in each device's clock, and per queue a
-        ``(device ns, host steady-clock ns)`` pair of about the same moment (``(0, 0)`` where
-        the queue has no timestamps)."""
+        ``(name, queue, start_ns, end_ns)`` tuples in each device's clock, and per queue the
+        alignment of its clock with the host's steady clock (profiler.hpp: ClockAlignment):
+        ``(device ns, host ns, "calibrated"/"measured"/"none", error ns)``, measured unless
+        ``calibrated`` and the device calibrates its timestamps."""
         self.check_open()
         cdef shared_ptr[rt.Profiler] profiler = self.ptr.get().setProfiler(
             shared_ptr[rt.Profiler]())
         cdef vector[rt.ProfileEvent] events
-        cdef pair[uint64_t, uint64_t] moment
+        cdef rt.ClockAlignment moment
         cdef int queue
         if profiler.get() == NULL:
             return [], []
@@ -324,8 +325,9 @@ cdef class NativeContext(Closable):
             events = profiler.get().take()
             for queue in range(self.ptr.get().queueCount()):
                 with nogil:
-                    moment = profiler.get().calibrate(queue)
-                moments.append((moment.first, moment.second))
+                    moment = profiler.get().align(queue, calibrated)
+                moments.append((moment.device_ns, moment.host_ns, moment.name().decode(),
+                                moment.error_ns))
         finally:
             self.leave()
         _check_validation()

@@ -3,9 +3,11 @@ atomics, shared memory, printing and comments."""
 from __future__ import annotations
 
 import numbers
+import os
 import re
 
 from vkdispatch.base import dtype as dt
+from vkdispatch.codegen.blocks import user_frame
 from vkdispatch.codegen.context import get_builder
 from vkdispatch.codegen.literals import boolean, format_literal
 from vkdispatch.codegen.resources import BufferVariable
@@ -211,11 +213,12 @@ def _glsl_character(char: str, position: int, text: str) -> str:
     return f"\\{code:03o}" if code < 0x20 or code == 0x7F else char
 
 
-def _string_literal(text: str) -> str:
-    """``text`` as a GLSL string literal whose printf output is ``text`` itself: quotes and
-    backslashes are escaped, control characters spelled in octal. The one exception is 0.1.0's
-    newline: a backslash followed by ``n`` stays the escape ``\\n`` and prints a newline (0.1.0
-    put formats in the shader unescaped, so its users wrote newlines that way)."""
+def _literal_characters(text: str) -> list[str]:
+    """``text`` as the characters of a GLSL string literal whose printf output is ``text``
+    itself: quotes and backslashes are escaped, control characters spelled in octal. The one
+    exception is 0.1.0's newline: a backslash followed by ``n`` stays the escape ``\\n`` and
+    prints a newline (0.1.0 put formats in the shader unescaped, so its users wrote newlines
+    that way)."""
     characters = []
     position = 0
     while position < len(text):
@@ -230,14 +233,33 @@ def _string_literal(text: str) -> str:
             f"printf: the format is {len(characters)} characters long; a shader string holds at "
             f"most {MAX_PRINTF_FORMAT_LENGTH} (glslang's longest string literal), so split it "
             f"into several vc.printf calls")
-    return '"' + "".join(characters) + '"'
+    return characters
+
+
+def _origin(builder) -> str:
+    """``"[shader at file.py:line] "``: the traced shader (else the function calling printf)
+    and the line of the printf call, which each line the call prints starts with. Characters a
+    format cannot hold become ``?`` and ``%`` is doubled, so that the prefix prints as read."""
+    frame = user_frame()
+    if frame is None:
+        return ""
+    name = builder.name or frame.f_code.co_name
+    text = f"[{name} at {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}] "
+    return "".join("%%" if char == "%" else char if " " <= char <= "~" and char != "\\" else "?"
+                   for char in text)
 
 
 def _emit_printf(format_text: str, values: list[str], sources) -> None:
     builder = builder_for(*sources)
     builder.uses_printf = True
+    characters = _literal_characters(format_text)
+    origin = [_glsl_character(char, 0, "") for char in _origin(builder)]
+    # A format keeps the length 0.1.0 allowed it: where the prefix would push it past glslang's
+    # limit, the prefix is left out rather than the format refused.
+    if len(origin) + len(characters) <= MAX_PRINTF_FORMAT_LENGTH:
+        characters = origin + characters
     rest = "".join(f", {v}" for v in values)
-    builder.emit(f"debugPrintfEXT({_string_literal(format_text)}{rest});")
+    builder.emit(f'debugPrintfEXT("{"".join(characters)}"{rest});')
 
 
 # One conversion of a debugPrintfEXT format: flags, width, precision, a vector size, 64-bit.
@@ -289,7 +311,9 @@ def printf(format: str, *args) -> None:  # noqa: A002 - the reference's name
     The format's characters print as they are (quotes, backslashes, tabs), except that a
     backslash followed by ``n`` prints a newline, as in vkdispatch 0.1.0. It must be ASCII
     without NUL and at most ``MAX_PRINTF_FORMAT_LENGTH`` (1,024) characters long; anything else
-    raises :class:`~vkdispatch.errors.InvalidArgumentError` when the shader is traced."""
+    raises :class:`~vkdispatch.errors.InvalidArgumentError` when the shader is traced. What it
+    prints starts with its origin, ``[shader at file.py:line] `` (left out where it would make
+    the format longer than that)."""
     if not isinstance(format, str):
         raise InvalidTypeError(f"printf format must be a str, got {format!r}")
     conversions = _conversions(format)

@@ -5,10 +5,14 @@
 //
 // A submission keeps its Vulkan command buffer, per queue: the next submission with the same
 // commands, command versions, instance count and push constants submits it again without
-// recording (replays cost the GPU's time only). While the context profiles (profiler.hpp),
-// each submission is recorded afresh instead, with timestamps around its commands. Uniform
-// data travels in a separate one-time command buffer submitted just before it, so uploading
-// it does not stop the reuse.
+// recording (replays cost the GPU's time only). Uniform data travels in a separate one-time
+// command buffer submitted just before it, so uploading it does not stop the reuse.
+//
+// While the context profiles (profiler.hpp), submissions run recordings with timestamps around
+// their commands, kept as well, per queue, in the order of their runs: one whose previous run
+// has finished (the oldest) is read and submitted again, and a new one is recorded only while
+// every kept one is still running (so about as many are kept as runs are in flight; they go
+// when a submission runs without profiling, or with the list).
 //
 // Thread safety: every method may be called from any thread; one internal lock serialises them
 // per list (so a submission sees a consistent list, and kept recordings are replaced safely).
@@ -18,6 +22,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -66,6 +71,9 @@ public:
     size_t commandCount() const noexcept { return m_command_count.load(); }
     /// Forgets the recorded commands; submitted work is unaffected.
     void reset();
+    /// Recordings with timestamps kept for queue `queue_index` (see the class comment), for
+    /// tests.
+    size_t profiledRecordings(int queue_index) const;
 
     /// Runs the commands `instance_count` times back to back in one command buffer per target
     /// queue. Instance k reads its push constants from `push_constants[k * instanceSize()]`, each
@@ -97,7 +105,7 @@ private:
     void checkSubmission(size_t size, uint32_t instance_count) const;
     std::vector<int> targetQueues(int queue_index) const;
     void recordCommands(VkCommandBuffer cb, int queue_index, const uint8_t* push_constants,
-                        uint32_t instance_count, Profiler::Recording* timestamps = nullptr);
+                        uint32_t instance_count, Profiler::Timestamps* timestamps = nullptr);
     void markUsed(int queue_index, uint64_t value);
     uint64_t newestVersion() const noexcept;
     bool matches(const KeptRecording& kept, uint64_t version, const uint8_t* push_constants,
@@ -105,9 +113,21 @@ private:
     KeptRecording& keptFor(int queue_index, uint64_t version, const uint8_t* push_constants,
                            size_t size, uint32_t instance_count);
     uint64_t submitOn(int queue_index, KeptRecording& kept, Command* upload);
-    // A one-time recording with timestamps around the commands (profiling on).
-    uint64_t submitProfiled(int queue_index, Profiler& profiler, const uint8_t* push_constants,
-                            uint32_t instance_count, Command* upload);
+
+    // A kept recording with timestamps around its commands (profiling on).
+    struct ProfiledRecording {
+        KeptRecording kept;
+        std::shared_ptr<Profiler::Timestamps> timestamps;
+    };
+    // Submits a recording with timestamps: the oldest kept one where it has finished and
+    // matches, else a new one.
+    uint64_t submitProfiled(int queue_index, Profiler& profiler, uint64_t version,
+                            const uint8_t* push_constants, size_t size, uint32_t instance_count,
+                            Command* upload);
+    ProfiledRecording profiledFor(int queue_index, Profiler& profiler, uint64_t version,
+                                  const uint8_t* push_constants, size_t size,
+                                  uint32_t instance_count);
+    void releaseProfiled(int queue_index);  // hands the queue's back (profiling is off)
 
     Context& m_context;
     mutable std::mutex m_mutex;
@@ -118,6 +138,7 @@ private:
     std::atomic<size_t> m_instance_size{0};
     std::atomic<size_t> m_command_count{0};
     std::vector<KeptRecording> m_kept;  // per queue
+    std::vector<std::deque<ProfiledRecording>> m_profiled;  // per queue, oldest run first
     HazardTracker m_tracker;           // reused by every recording
     std::vector<uint8_t> m_scratch;    // push constants padded to 4 bytes
 };

@@ -3,8 +3,10 @@
 //
 // Thread safety: safe to share; queues synchronise themselves.
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "vkdispatch/calibrated_clock.hpp"
 #include "vkdispatch/descriptor_pools.hpp"
 #include "vkdispatch/device_info.hpp"
 #include "vkdispatch/memory_pool.hpp"
@@ -53,6 +55,11 @@ public:
     /// (VK_KHR_external_semaphore_fd; only where buffer memory exports too): CUDA streams then
     /// wait on and signal them.
     bool exportsTimelines() const noexcept { return m_exports_timelines; }
+    /// The driver's pairing of this device's timestamps with CLOCK_MONOTONIC, where the device
+    /// offers it (its extension is enabled then; never on adopted devices), else null.
+    const CalibratedClock* calibratedClock() const noexcept {
+        return m_calibrated_clock ? &*m_calibrated_clock : nullptr;
+    }
 
 private:
     // The pools and one Queue per entry of `queue_families` (hardware queue `hardware[i]`);
@@ -70,6 +77,7 @@ private:
     std::vector<std::unique_ptr<Queue>> m_queues;  // destroyed before m_device (declared after)
     std::vector<uint32_t> m_families;
     uint64_t m_host_import_alignment = 0;
+    std::optional<CalibratedClock> m_calibrated_clock;
     // Handle types its memory pool allocates buffer memory exportable as (memoryPool()
     // .exportTypes()): opaque file descriptors where VK_KHR_external_memory_fd allows them.
     VkExternalMemoryHandleTypeFlags m_export_handle_types = 0;

@@ -44,6 +44,7 @@ inline void destroySampler(VkDevice d, VkSampler h) { vkDestroySampler(d, h, nul
 inline void freeMemory(VkDevice d, VkDeviceMemory h) { vkFreeMemory(d, h, nullptr); }
 inline void destroySemaphore(VkDevice d, VkSemaphore h) { vkDestroySemaphore(d, h, nullptr); }
 inline void destroyCommandPool(VkDevice d, VkCommandPool h) { vkDestroyCommandPool(d, h, nullptr); }
+inline void destroyQueryPool(VkDevice d, VkQueryPool h) { vkDestroyQueryPool(d, h, nullptr); }
 inline void destroyShaderModule(VkDevice d, VkShaderModule h) {
     vkDestroyShaderModule(d, h, nullptr);
 }
@@ -69,6 +70,7 @@ using UniqueSampler = UniqueHandle<VkSampler, VkDevice, detail::destroySampler>;
 using UniqueMemory = UniqueHandle<VkDeviceMemory, VkDevice, detail::freeMemory>;
 using UniqueSemaphore = UniqueHandle<VkSemaphore, VkDevice, detail::destroySemaphore>;
 using UniqueCommandPool = UniqueHandle<VkCommandPool, VkDevice, detail::destroyCommandPool>;
+using UniqueQueryPool = UniqueHandle<VkQueryPool, VkDevice, detail::destroyQueryPool>;
 using UniqueShaderModule = UniqueHandle<VkShaderModule, VkDevice, detail::destroyShaderModule>;
 using UniqueDescriptorSetLayout =
     UniqueHandle<VkDescriptorSetLayout, VkDevice, detail::destroyDescriptorSetLayout>;

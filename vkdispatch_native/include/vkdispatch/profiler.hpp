@@ -1,10 +1,15 @@
 #pragma once
-// GPU timestamps around the commands of command lists submitted while profiling is on
-// (vd.profile()): each profiled submission records its commands afresh into a one-time command
-// buffer with a timestamp before and after each command, in a query pool of its own; once the
-// submission completes, its timestamps become events (name, queue, start and end in
-// nanoseconds of the device's clock, masked to the queue's valid bits and scaled by the
-// device's timestamp period).
+// GPU timestamps around the commands submitted while profiling is on (vd.profile()). A
+// recording with timestamps writes one before and one after each command into a query pool of
+// its own and, at its end, copies them into host-visible memory; once the submission that runs
+// it completes, they become events (name, queue, start and end in nanoseconds of the device's
+// clock, masked to the queue's valid bits and scaled by the device's timestamp period).
+//
+// Reading them is a read of host memory, no driver call: lavapipe's vkGetQueryPoolResults
+// waits for the whole device to go idle, which stalled a profiled script for as long as the
+// work it had queued whenever finished results were read. It also lets a command list keep
+// its recordings with timestamps and submit them again, as it does its plain ones
+// (command_list.hpp): each run's timestamps are read before the next run rewrites them.
 //
 // Thread safety: every method may be called from any thread (events arrive from the threads
 // that collect finished work).
@@ -15,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "vkdispatch/handle.hpp"
+#include "vkdispatch/memory_type.hpp"
 #include "vkdispatch/vk.hpp"
 
 namespace vkdispatch {
@@ -29,15 +36,33 @@ struct ProfileEvent {
     uint64_t end_ns = 0;
 };
 
+/// A moment of a queue's time line paired with the host's steady clock (CLOCK_MONOTONIC on
+/// Linux, the clock of Python's perf_counter): what places host spans among the events.
+struct ClockAlignment {
+    enum class Method {
+        None,        ///< the queue writes no timestamps: nothing to align with
+        Calibrated,  ///< the driver sampled both clocks together (calibrated_clock.hpp)
+        Measured,    ///< a timestamp submitted and waited for, paired with the wait's middle
+    };
+    Method method = Method::None;
+    uint64_t device_ns = 0;  ///< a timestamp of the queue, in nanoseconds as events have them
+    uint64_t host_ns = 0;    ///< the host's steady clock at that moment, in nanoseconds
+    uint64_t error_ns = 0;   ///< how far apart the two may be
+    /// "none", "calibrated" or "measured".
+    const char* name() const noexcept;
+};
+
 class Profiler : public std::enable_shared_from_this<Profiler> {
 public:
-    /// The timestamps of one profiled submission: two per command and instance.
-    class Recording {
+    /// The timestamps of one recording: two per command and instance. A recording submitted
+    /// again rewrites them; each run must have finished, and been read (read()), before the
+    /// next is submitted.
+    class Timestamps {
     public:
-        Recording(VkDevice device, int queue_index, uint32_t timestamps);
-        ~Recording();
-        Recording(const Recording&) = delete;
-        Recording& operator=(const Recording&) = delete;
+        /// Room for `count` timestamps of queue `queue_index` of `context`.
+        Timestamps(const Context& context, int queue_index, uint32_t count);
+        Timestamps(const Timestamps&) = delete;
+        Timestamps& operator=(const Timestamps&) = delete;
 
         /// Resets the pool's queries (before the first command).
         void reset(VkCommandBuffer cb) const;
@@ -50,42 +75,74 @@ public:
             commands();
             mark(cb, std::string(), true);
         }
+        /// Copies the timestamps into host memory (after the last command).
+        void finish(VkCommandBuffer cb) const;
+        /// Turns the latest run's timestamps into events of the profiler that submitted it
+        /// (Profiler::collectAfter), once; the run must have finished. Later calls until the
+        /// next run do nothing.
+        void read() { read(0); }
 
     private:
         friend class Profiler;
-        VkDevice m_device;
-        VkQueryPool m_pool = VK_NULL_HANDLE;
+        // The values the latest run copied (ticks, unmasked).
+        std::vector<uint64_t> ticks() const;
+        // As read(), but only if the latest run is run `run` (0: any): the read due when an
+        // earlier run finished must not take a later run's timestamps, maybe not yet written.
+        void read(uint64_t run);
+
+        UniqueQueryPool m_pool;
+        BoundBuffer m_results;  // host-visible and coherent: read without a driver call
         int m_queue;
         uint32_t m_capacity;
         uint32_t m_used = 0;
-        std::vector<std::string> m_names;  // one per pair of timestamps
+        // One per pair of timestamps; complete once recorded, shared with the events.
+        std::shared_ptr<std::vector<std::string>> m_names;
+        std::mutex m_mutex;
+        // Under m_mutex: the runs submitted so far, and the profiler of the latest while it
+        // has not been read.
+        uint64_t m_runs = 0;
+        std::shared_ptr<Profiler> m_reader;
     };
 
     explicit Profiler(const Context& context);
 
-    /// A recording for `timestamps` timestamps on queue `queue_index`, or null where the
-    /// queue's family writes no timestamps.
-    std::unique_ptr<Recording> begin(int queue_index, uint32_t timestamps) const;
-    /// Turns `recording`'s timestamps into events once `queue` reaches `value`.
-    void collectAfter(Queue& queue, uint64_t value, std::unique_ptr<Recording> recording);
-    /// The events collected so far, in order of arrival; forgets them.
+    /// Whether queue `queue_index` writes timestamps (its family's valid bits are not 0).
+    bool timestamps(int queue_index) const { return m_mask.at(size_t(queue_index)) != 0; }
+    /// Room for `timestamps` timestamps on queue `queue_index`, or null where the queue
+    /// writes none.
+    std::shared_ptr<Timestamps> begin(int queue_index, uint32_t timestamps) const;
+    /// Turns `timestamps` into events once `queue` reaches `value`, the submission that runs
+    /// them: read by whichever thread collects the queue's finished work, or by the next
+    /// submission of their recording (Timestamps::read()), whichever comes first.
+    void collectAfter(Queue& queue, uint64_t value, std::shared_ptr<Timestamps> timestamps);
+    /// The events collected so far, by queue and start time; forgets them.
     std::vector<ProfileEvent> take();
-    /// A timestamp of queue `queue_index` (ns, as events have them) and the host's steady
-    /// clock (ns) at about the same moment: the middle of a submission that writes the
-    /// timestamp and the wait for it (its error is at most half that round trip). {0, 0} where
-    /// the queue writes no timestamps.
-    std::pair<uint64_t, uint64_t> calibrate(int queue_index);
+    /// Queue `queue_index`'s clock paired with the host's: by the driver's calibrated
+    /// timestamps where its device offers them and `calibrated` is set (to within the driver's
+    /// deviation, nanoseconds), else measure(). Method::None where the queue writes no
+    /// timestamps.
+    ClockAlignment align(int queue_index, bool calibrated = true);
+    /// The pairing by a submission that writes a timestamp, waited for: the host's clock at the
+    /// middle of that round trip, to within half of it (tens of microseconds).
+    ClockAlignment measure(int queue_index);
 
 private:
-    void collect(const Recording& recording);
-    // The recording's timestamps in nanoseconds (empty when the driver returns none).
-    std::vector<uint64_t> nanoseconds(const Recording& recording) const;
+    // One run's timestamps in nanoseconds, a pair per name; they become events in take().
+    struct Run {
+        std::shared_ptr<const std::vector<std::string>> names;
+        int queue = 0;
+        std::vector<uint64_t> ns;
+    };
+
+    void add(const Timestamps& timestamps);
+    // A timestamp of queue `queue_index` in nanoseconds: its valid bits, scaled by the period.
+    uint64_t nanoseconds(size_t queue_index, uint64_t ticks) const;
 
     const Context& m_context;
     std::vector<double> m_period_ns;  // per queue: nanoseconds per timestamp tick
     std::vector<uint64_t> m_mask;     // per queue: the valid bits (0: no timestamps)
     std::mutex m_mutex;
-    std::vector<ProfileEvent> m_events;
+    std::vector<Run> m_runs;  // in order of arrival
 };
 
 }  // namespace vkdispatch

@@ -18,12 +18,16 @@ int leastBusyQueue(const std::vector<uint64_t>& outstanding) {
 }
 
 CommandList::CommandList(Context& context)
-    : m_context(context), m_kept(static_cast<size_t>(context.queueCount())) {}
+    : m_context(context),
+      m_kept(static_cast<size_t>(context.queueCount())),
+      m_profiled(static_cast<size_t>(context.queueCount())) {}
 
 CommandList::~CommandList() {
-    for (size_t q = 0; q < m_kept.size(); ++q)
+    for (size_t q = 0; q < m_kept.size(); ++q) {
         if (m_kept[q].cb != VK_NULL_HANDLE)
             m_context.queue(static_cast<int>(q)).recycle(m_kept[q].cb, m_kept[q].last_use);
+        releaseProfiled(static_cast<int>(q));
+    }
 }
 
 void CommandList::checkCommand(const Command* command) const {
@@ -68,6 +72,11 @@ void CommandList::reset() {
     ++m_generation;
 }
 
+size_t CommandList::profiledRecordings(int queue_index) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_profiled.at(static_cast<size_t>(queue_index)).size();
+}
+
 void CommandList::checkSubmission(size_t size, uint32_t instance_count) const {
     if (instance_count == 0)
         throw InvalidArgumentError("instance_count: expected at least 1, got 0");
@@ -104,7 +113,7 @@ std::vector<int> CommandList::targetQueues(int queue_index) const {
 
 void CommandList::recordCommands(VkCommandBuffer cb, int queue_index,
                                  const uint8_t* push_constants, uint32_t instance_count,
-                                 Profiler::Recording* timestamps) {
+                                 Profiler::Timestamps* timestamps) {
     AccessMask scope = 0;
     for (const auto& command : m_commands) {
         const auto& accesses = command->accesses();
@@ -185,23 +194,62 @@ uint64_t CommandList::submitOn(int queue_index, KeptRecording& kept, Command* up
     return kept.last_use;
 }
 
-uint64_t CommandList::submitProfiled(int queue_index, Profiler& profiler,
-                                     const uint8_t* push_constants, uint32_t instance_count,
-                                     Command* upload) {
+CommandList::ProfiledRecording CommandList::profiledFor(int queue_index, Profiler& profiler,
+                                                        uint64_t version,
+                                                        const uint8_t* push_constants,
+                                                        size_t size, uint32_t instance_count) {
+    std::deque<ProfiledRecording>& kept = m_profiled[queue_index];
     Queue& queue = m_context.queue(queue_index);
-    auto timestamps =
+    // Runs finish in the order they were submitted: if any kept recording is free, the oldest is.
+    if (!kept.empty() && queue.completed(kept.front().kept.last_use)) {
+        ProfiledRecording oldest = std::move(kept.front());
+        kept.pop_front();
+        oldest.timestamps->read();  // before the next run rewrites them
+        if (matches(oldest.kept, version, push_constants, size, instance_count)) return oldest;
+        queue.recycle(oldest.kept.cb, oldest.kept.last_use);
+    }
+    ProfiledRecording fresh;
+    fresh.timestamps =
         profiler.begin(queue_index, static_cast<uint32_t>(2 * m_commands.size() * instance_count));
-    KeptRecording once;
-    once.cb = queue.record(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-                           [&](VkCommandBuffer target) {
-                               if (timestamps) timestamps->reset(target);
-                               recordCommands(target, queue_index, push_constants,
-                                              instance_count, timestamps.get());
-                           });
-    const uint64_t value = submitOn(queue_index, once, upload);
-    queue.recycle(once.cb, value);
-    profiler.collectAfter(queue, value, std::move(timestamps));
+    // Submitted again only after its previous run has finished (its timestamps are its own).
+    fresh.kept.cb = queue.record(0, [&](VkCommandBuffer target) {
+        fresh.timestamps->reset(target);
+        recordCommands(target, queue_index, push_constants, instance_count,
+                       fresh.timestamps.get());
+        fresh.timestamps->finish(target);
+    });
+    fresh.kept.generation = m_generation;
+    fresh.kept.version = version;
+    fresh.kept.instance_count = instance_count;
+    fresh.kept.push_constants.assign(push_constants, push_constants + size);
+    return fresh;
+}
+
+uint64_t CommandList::submitProfiled(int queue_index, Profiler& profiler, uint64_t version,
+                                     const uint8_t* push_constants, size_t size,
+                                     uint32_t instance_count, Command* upload) {
+    ProfiledRecording recording =
+        profiledFor(queue_index, profiler, version, push_constants, size, instance_count);
+    Queue& queue = m_context.queue(queue_index);
+    uint64_t value = 0;
+    try {
+        value = submitOn(queue_index, recording.kept, upload);
+    } catch (...) {
+        // Not submitted: freed once the run it last ran, if any, has finished.
+        queue.recycle(recording.kept.cb, recording.kept.last_use);
+        throw;
+    }
+    profiler.collectAfter(queue, value, recording.timestamps);
+    m_profiled[queue_index].push_back(std::move(recording));
     return value;
+}
+
+void CommandList::releaseProfiled(int queue_index) {
+    std::deque<ProfiledRecording>& kept = m_profiled[queue_index];
+    // Their timestamps stay alive with the reads pending on the queue until their runs finish.
+    for (const ProfiledRecording& recording : kept)
+        m_context.queue(queue_index).recycle(recording.kept.cb, recording.kept.last_use);
+    kept.clear();
 }
 
 uint64_t CommandList::submit(const uint8_t* push_constants, size_t size, uint32_t instance_count,
@@ -224,10 +272,14 @@ uint64_t CommandList::submit(const uint8_t* push_constants, size_t size, uint32_
     const std::shared_ptr<Profiler> profiler = m_context.profiler();
     uint64_t value = 0;
     for (int q : targetQueues(queue_index)) {
-        value = profiler ? submitProfiled(q, *profiler, push_constants, instance_count,
-                                          upload.get())
-                         : submitOn(q, keptFor(q, version, push_constants, size, instance_count),
-                                    upload.get());
+        if (profiler && profiler->timestamps(q)) {
+            value = submitProfiled(q, *profiler, version, push_constants, size, instance_count,
+                                   upload.get());
+        } else {
+            if (!m_profiled[q].empty()) releaseProfiled(q);
+            value = submitOn(q, keptFor(q, version, push_constants, size, instance_count),
+                             upload.get());
+        }
         markUsed(q, value);
     }
     return value;

@@ -120,6 +120,9 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
         extensions.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
         m_exports_timelines = true;
     }
+    const char* calibrated =
+        CalibratedClock::extensionFor(instance.handle(), m_physical, available);
+    if (calibrated != nullptr) extensions.push_back(calibrated);
     if (contains(available, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) &&
         vkGetMemoryHostPointerPropertiesEXT != nullptr) {
         extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
@@ -155,6 +158,7 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
     info.ppEnabledExtensionNames = extensions.data();
     VK_CHECK(vkCreateDevice(m_physical, &info, nullptr, &m_device),
              "creating a logical device on '" + m_info.device_name + "'");
+    if (calibrated != nullptr) m_calibrated_clock.emplace(m_device, calibrated);
 
     createQueues(queue_families, hardware, first_queue_index);
 }

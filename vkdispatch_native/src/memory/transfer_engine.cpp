@@ -57,12 +57,13 @@ void checkRange(const Buffer& buffer, uint64_t size, uint64_t offset) {
 uint64_t submitAlone(Queue& queue, Command& command, int queue_index) {
     // Profiled (vd.profile()) like a command list's commands.
     const std::shared_ptr<Profiler> profiler = command.context().profiler();
-    std::unique_ptr<Profiler::Recording> timestamps =
+    std::shared_ptr<Profiler::Timestamps> timestamps =
         profiler ? profiler->begin(queue_index, 2) : nullptr;
     const uint64_t value = queue.submit([&](VkCommandBuffer cb) {
         if (!timestamps) return recordAlone(cb, command, queue_index);
         timestamps->reset(cb);
         timestamps->around(cb, command.label(), [&] { recordAlone(cb, command, queue_index); });
+        timestamps->finish(cb);
     });
     if (profiler) profiler->collectAfter(queue, value, std::move(timestamps));
     command.markUsed(queue_index, value);
