@@ -517,9 +517,8 @@ uint64_t Queue::submitAfter(const Recorder& commands, Queue& other, uint64_t oth
                                    std::to_string(submitted) + ")");
     // The device waits only for values submitted: a wait for one still in a batch could hold
     // this queue until that batch's window passes.
-    other.flushThrough(other_value);
-    other_value = other.signalledCovering(other_value);
-    return submitFresh(commands, VK_NULL_HANDLE, other.m_timeline.get(), other_value, room_wait);
+    return submitFresh(commands, VK_NULL_HANDLE, other.m_timeline.get(),
+                       other.sentValueCovering(other_value), room_wait);
 }
 
 }  // namespace vkdispatch

@@ -72,7 +72,7 @@ void CudaStreamOrdering::release() noexcept {
 void CudaStreamOrdering::followQueue(uint64_t value) {
     if (m_queue.completed(value)) return;  // (true for 0) nothing for the stream to wait for
     cuda::ExternalSemaphoreFenceParams wait;
-    // The device waits only for values sent (see Queue::submitAfter).
+    // The device waits only for values sent (see Queue::sentValueCovering).
     wait.value = m_queue.sentValueCovering(value);
     m_driver.inContext(m_context, [&] {
         m_driver.check(
