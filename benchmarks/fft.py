@@ -59,14 +59,23 @@ least 3.3 at N = 1024, at least 2 for 2-D). The kernels are random unit-modulus 
 convolving over and over in place keeps the values' norm (nothing overflows), and the error
 column compares ours after one run on fresh data with numpy's complex128 result.
 
+The zero-padded 2-D convolution table (--padded, same N and batches as convolve2D) convolves a
+signal that fills only the top-left N/4 x N/4 of each N x N plane (a template in an image):
+ours as a user writes it with three vd.fft calls that never read or write the zeros (the row
+FFT of the first N/4 rows, reading their first N/4 samples, through hooks that place the rows
+in each plane; the column convolution with ``input_signal_range=(0, N/4)``; the inverse row
+FFT); the references transform the zero-padded planes (what a torch user writes). Effective
+GB/s counts the same 3 x bytes of the whole planes.
+
     python benchmarks/fft.py [--sizes 3 4 ... 12] [--large] [--lengths 17 1009 ...] [--mib 256]
                              [--two-d 512 1024]
                              [--repeats 5] [--numpy] [--no-conv] [--conv-sizes 8 ... 12]
-                             [--conv-two-d 512 ... 4096]
+                             [--conv-two-d 512 ... 4096] [--padded 512 ... 4096]
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 from dataclasses import dataclass
@@ -75,6 +84,7 @@ from typing import Callable, Optional
 import numpy as np
 
 import vkdispatch as vd
+from vkdispatch.codegen.abbreviations import Buff, c64
 
 from torch_reference import torch_cuda  # benchmarks/torch_reference.py
 
@@ -84,7 +94,7 @@ CHECK_ELEMENTS = 1 << 20  # about this many elements of each result are compared
 TORCH_WARMUP_CALLS = 3  # on a side stream before the CUDA graph capture
 TWO_D = ([512, 1024, 2048, 4096], [64, 128, 256])
 DEFAULTS = {  # option: (GPU default, CPU-device default)
-    "mib": (256, 8), "two_d": TWO_D, "conv_two_d": TWO_D,
+    "mib": (256, 8), "two_d": TWO_D, "conv_two_d": TWO_D, "padded": TWO_D,
     "repeats": (5, 3), "replays": (20, 3), "total_mib": (4096, 32),
 }
 
@@ -107,6 +117,54 @@ class Op:
     # The inverses that keep an in-place transform's values bounded in the timed graphs.
     inverse: Optional[Callable] = None
     vkfft_inverse: Optional[Callable] = None
+    # The input as this op takes it (the zero-padded signal of a padded convolution).
+    signal: Callable[[np.ndarray], np.ndarray] = lambda host: host
+
+
+PAD_FRACTION = 4  # a padded convolution's signal is N / 4 x N / 4 of its N x N plane
+
+
+def corner(host: np.ndarray) -> np.ndarray:
+    """``host`` with every element outside the top-left ``N/4 x N/4`` of each plane zero."""
+    side = host.shape[-1] // PAD_FRACTION
+    padded = np.zeros_like(host)
+    padded[:, :side, :side] = host[:, :side, :side]
+    return padded
+
+
+def padded_convolve2D(buffer, kernel, graph) -> None:
+    """The convolution of a signal that fills the top-left ``K x K`` of each ``N x N`` plane
+    (K = N / 4, zeros elsewhere, never read) with ``conj(kernel)``, as a user writes it: the
+    row transform of the first K rows (their first K samples read, the rows' places in each
+    plane found by the hooks), the fused column convolution reading K rows, the inverse row
+    transform of every row."""
+    batch, n = buffer.shape[0], buffer.shape[-1]
+    side = n // PAD_FRACTION
+    rows_in, rows_out = plane_rows(n, side)
+    vd.fft.fft(buffer, buffer, buffer_shape=(batch, side, n), input_signal_range=(0, side),
+               input_map=rows_in, output_map=rows_out, graph=graph)
+    vd.fft.convolve(buffer, kernel, axis=1, input_signal_range=(0, side), graph=graph)
+    vd.fft.ifft(buffer, graph=graph)
+
+
+@functools.lru_cache(maxsize=None)
+def plane_rows(n: int, side: int):
+    """Hooks that place row ``r`` of ``side`` rows of plane ``b`` at row ``r`` of an ``n x n``
+    plane (one object per shape: equal hooks share a cached shader)."""
+    block, plane = side * n, n * n
+
+    @vd.map
+    def rows_in(source: Buff[c64]):
+        op = vd.fft.read_op()
+        op.read_from_buffer(source, io_index=(op.io_index // block) * plane
+                            + op.io_index % block)
+
+    @vd.map
+    def rows_out(target: Buff[c64]):
+        op = vd.fft.write_op()
+        op.write_to_buffer(target, io_index=(op.io_index // block) * plane
+                           + op.io_index % block)
+    return rows_in, rows_out
 
 
 CONV_TITLE = "(vd.fft.{}), ms and effective GB/s = 3 x bytes / time"
@@ -135,6 +193,11 @@ OPS = {op.name: op for op in (
        moved=3, kernel=True,
        vkfft=lambda buffer, kernel, graph: vd.vkfft.convolve2D(
            buffer, kernel, normalize=True, conjugate_kernel=True, graph=graph)),
+    Op("padded", "Batched zero-padded 2-D convolution ifft2(fft2(x) * conj(K)), N x N, x "
+       "zero outside its top-left N/4 x N/4 (three vd.fft calls that skip the zeros), ms and "
+       "effective GB/s = 3 x bytes / time",
+       lambda fft, x, k, **out: fft.ifft2(fft.fft2(x) * k.conj(), **out),
+       padded_convolve2D, moved=3, kernel=True, signal=corner),
 )}
 
 
@@ -478,8 +541,8 @@ def print_table(op: Op, rows: list[tuple[str, int, dict]], libs: dict) -> bool:
 
 def options(device_type: int) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(range(3, 13)),
-                        help="log2 N of the 1-D transforms (default 3..12)")
+    parser.add_argument("--sizes", type=int, nargs="*", default=list(range(3, 13)),
+                        help="log2 N of the 1-D transforms (default 3..12; none: only --lengths)")
     parser.add_argument("--large", action="store_true", help="add log2 N = 13..16")
     parser.add_argument("--lengths", type=int, nargs="*", default=[],
                         help="more 1-D lengths, any N (primes above 31: Rader's or "
@@ -495,6 +558,9 @@ def options(device_type: int) -> argparse.Namespace:
     parser.add_argument("--conv-two-d", type=int, nargs="*",
                         help="N of the N x N convolutions (default 512..4096; CPU device "
                         "64..256; none: no table)")
+    parser.add_argument("--padded", type=int, nargs="*",
+                        help="N of the N x N zero-padded convolutions (default 512..4096; CPU "
+                        "device 64..256; none: no table)")
     parser.add_argument("--repeats", type=int, help="measurements per figure (default 5)")
     parser.add_argument("--replays", type=int, help="least transforms per measurement")
     parser.add_argument("--total-mib", type=int,
@@ -509,7 +575,7 @@ def options(device_type: int) -> argparse.Namespace:
     if args.large:
         args.sizes = sorted(set(args.sizes) | set(range(13, 17)))
     if not args.conv:
-        args.conv_sizes, args.conv_two_d = [], []
+        args.conv_sizes, args.conv_two_d, args.padded = [], [], []
     return args
 
 
@@ -527,6 +593,7 @@ def run_table(shapes: list[tuple[str, tuple[int, ...]]], op: Op, args, libs: dic
                   f"buffer range ({limit})")
             continue
         kernel = kernel if op.kernel else None
+        host = op.signal(host)
         rows.append((label, shape[0], measure_row(host, kernel, op, args, libs, copies, rng)))
     return rows
 
@@ -553,7 +620,8 @@ def main() -> None:
         return [(f"{n}^2", (max(1, nbytes // (8 * n * n)), n, n)) for n in sides]
     lengths = [(str(n), (max(1, nbytes // (8 * n)), n)) for n in args.lengths]
     tables = [("fft", lines(args.sizes) + lengths), ("fft2", planes(args.two_d)),
-              ("convolve", lines(args.conv_sizes)), ("convolve2D", planes(args.conv_two_d))]
+              ("convolve", lines(args.conv_sizes)), ("convolve2D", planes(args.conv_two_d)),
+              ("padded", planes(args.padded))]
     tables = [(OPS[name], shapes) for name, shapes in tables if shapes]
     largest = max(int(np.prod(shape)) for _op, shapes in tables for _label, shape in shapes)
     rng = np.random.default_rng(0)

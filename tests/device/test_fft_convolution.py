@@ -722,19 +722,90 @@ def test_kernel_smaller_than_the_signal_is_refused(context, rng):
 
 @pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided"])
 def test_axis_longer_than_one_workgroup_holds(context, rng, strided):
-    """Past the fused (single-pass) limit the plain form runs unfused and is as exact; the
-    forms that need the fused shader (kernel hooks, broadcast kernels) raise naming the
-    length."""
+    """Past the fused (single-pass) limit every form runs unfused and is as exact: the plain
+    one, a signal range (a zero-padded convolution's column pass), a kernel broadcast over
+    the outer batches, two kernels through hooks; the transposed kernel (the fused shader's
+    layout) raises naming the length."""
     n = 2 * fft_single_pass_limit() if not strided else fft_single_pass_limit()
-    shape = (n, 2) if strided else (n,)
+    shape = (n, 2) if strided else (2, n)
+    axis = 0 if strided else 1
     x, k = crandom(rng, shape), crandom(rng, shape)
+    wide = x.astype(np.complex128)
+
+    def expected(signal, kernel):
+        return np.fft.ifft(np.fft.fft(signal, axis=axis) * np.conj(kernel), axis=axis)
+
     buf, kbuf = vd.asbuffer(x), vd.asbuffer(k)
-    vd.fft.convolve(buf, kbuf, axis=0)
-    expected = np.fft.ifft(np.fft.fft(x.astype(np.complex128), axis=0) * np.conj(k), axis=0)
-    assert_fft_close(buf.read(0), expected, n, EPS32, c=2 * C)
-    with pytest.raises(ValueError, match=rf"convolution along an axis of length {n}\b"):
-        vd.fft.convolve(buf, kbuf, axis=0, kernel_inner_only=True)
+    vd.fft.convolve(buf, kbuf, axis=axis)
+    assert_fft_close(buf.read(0), expected(wide, k), n, EPS32, c=2 * C)
+
+    start, end = n // 8, n // 3
+    masked = np.zeros_like(wide)
+    index = [slice(None)] * 2
+    index[axis] = slice(start, end)
+    masked[tuple(index)] = wide[tuple(index)]
+    buf.write(x)
+    vd.fft.convolve(buf, kbuf, axis=axis, input_signal_range=(start, end))
+    assert_fft_close(buf.read(0), expected(masked, k), n, EPS32, c=2 * C)
+
+    if not strided:  # one kernel line for both batches
+        line = crandom(rng, (n,))
+        buf.write(x)
+        vd.fft.convolve(buf, vd.asbuffer(line), axis=axis, kernel_inner_only=True)
+        assert_fft_close(buf.read(0), expected(wide, line[None, :]), n, EPS32, c=2 * C)
+
+    @vd.map
+    def scaled(kernel: Buff[c64]):
+        op = vd.fft.read_op()
+        gain = vc.new_float_register(1.0 + vd.fft.mapped_kernel_index())
+        op.register[:] = vc.mult_complex(op.register, kernel[op.io_index]) * gain
+
+    out = vd.Buffer((2,) + shape, vd.complex64)
+
+    @vd.map
+    def store(target: Buff[c64]):
+        op = vd.fft.write_op()
+        op.write_to_buffer(target, io_index=op.io_index + vd.fft.mapped_kernel_index() * x.size)
+
+    source = vd.asbuffer(x)
+    vd.fft.convolve(out, source, kbuf, buffer_shape=shape, axis=axis, kernel_num=2,
+                    kernel_map=scaled, output_map=store, input_type=vd.complex64)
+    product = np.fft.ifft(np.fft.fft(wide, axis=axis) * k, axis=axis)
+    got = out.read(0)
+    for index in range(2):
+        assert_fft_close(got[index], (1 + index) * product, n, EPS32, c=2 * C)
+    with pytest.raises(ValueError, match=rf"transposed_kernel: .* length {n} \(longer"):
+        vd.fft.convolve(buf, kbuf, axis=axis, transposed_kernel=True)
     assert_still_convolves(rng)
+
+
+@pytest.mark.parametrize("batch,n,k", [(3, 64, 16), (2, 96, 40), (1, 60, 15)])
+def test_zero_padded_2d_convolution_as_the_docs_write_it(context, rng, batch, n, k):
+    """docs/fft.rst's three calls convolve the k x k corner of each plane and never read
+    outside it: random values there (not zeros) leave the result that of the zero-padded
+    planes."""
+    block, plane = k * n, n * n
+
+    @vd.map
+    def rows_in(src: Buff[c64]):
+        op = vd.fft.read_op()
+        op.read_from_buffer(src, io_index=(op.io_index // block) * plane + op.io_index % block)
+
+    @vd.map
+    def rows_out(dst: Buff[c64]):
+        op = vd.fft.write_op()
+        op.write_to_buffer(dst, io_index=(op.io_index // block) * plane + op.io_index % block)
+
+    x, spectra = crandom(rng, (batch, n, n)), crandom(rng, (batch, n, n))
+    padded = np.zeros((batch, n, n), np.complex128)
+    padded[:, :k, :k] = x[:, :k, :k]
+    buf, kernel = vd.asbuffer(x), vd.asbuffer(spectra)
+    vd.fft.fft(buf, buf, buffer_shape=(batch, k, n), input_signal_range=(0, k),
+               input_map=rows_in, output_map=rows_out)
+    vd.fft.convolve(buf, kernel, axis=1, input_signal_range=(0, k))
+    vd.fft.ifft(buf)
+    expected = np.fft.ifft2(np.fft.fft2(padded) * np.conj(spectra))
+    assert_fft_close(buf.read(0), expected, n * n, EPS32, c=2 * C)
 
 
 def test_error_while_recording_leaves_the_graph_usable(context, rng):

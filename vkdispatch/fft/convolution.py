@@ -32,7 +32,7 @@ from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _res
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
-from vkdispatch.fft.fused_budget import fused_register_budget
+from vkdispatch.fft.fused_budget import CONVOLUTION_BUDGETS, fused_register_budget
 from vkdispatch.fft.prime_utils import pad_dim
 from vkdispatch.fft.precision import (ensure_supported_complex_precision,
                                       resolve_compute_precision, validate_complex_precision)
@@ -56,7 +56,8 @@ def _convolution_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, ke
                         kernel_inner_only: bool, input_map, output_map, input_type,
                         output_type, kernel_type, compute_type,
                         signal_range: Tuple[int, int], name: Optional[str]) -> ShaderFunction:
-    budget = fused_register_budget(buffer_shape, axis, compute_type, limits)
+    budget = fused_register_budget(buffer_shape, axis, compute_type, limits,
+                                   CONVOLUTION_BUDGETS)
     name = name or f"convolution_shader_{buffer_shape}_{axis}"
     with fft_context(buffer_shape, axis, budget, compute_type=compute_type, name=name,
                      limits=limits) as ctx:
@@ -109,7 +110,7 @@ def _fits_fused(shape: Tuple, axis, compute_type) -> bool:
     """Whether one workgroup holds a line of the convolution (with some register budget)."""
     try:
         fused_register_budget(shape, normalize_axis(axis, len(shape)), compute_type,
-                         DeviceLimits.current())
+                              DeviceLimits.current(), CONVOLUTION_BUDGETS)
     except InvalidArgumentError:
         return False
     return True
@@ -205,11 +206,11 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     its own inverse transform and store. ``kernel_inner_only`` broadcasts one kernel over
     the outer batches; ``transposed_kernel`` reads a kernel laid out by :func:`transpose`.
 
-    A line longer than one workgroup holds is convolved unfused (an FFT storing the product
-    through a hook, then the inverse), in the plain form only (one kernel per line, no hooks);
-    the other forms raise ``ValueError`` naming the length. A length with a prime factor above
-    31 is convolved unfused in every form but ``transposed_kernel`` (see
-    :mod:`vkdispatch.fft.unfused_convolution`).
+    A line longer than one workgroup holds, or a length with a prime factor above 31, is
+    convolved unfused (an FFT, then the inverse applying the kernel) in every form but
+    ``transposed_kernel``, which raises ``ValueError`` naming the length (see
+    :mod:`vkdispatch.fft.unfused_convolution`); the plain form (one kernel per line, no hooks)
+    does so in place, the others through a spectrum buffer made once per shape and context.
     """
     if not buffers:
         raise InvalidArgumentError("At least one buffer must be provided")
@@ -266,17 +267,20 @@ def _convolution_plan(buffers, shape, kernel_map, kernel_num, axis, normalize,
     plain = (kernel_map is None and kernel_num == 1 and not transposed_kernel
              and not kernel_inner_only and input_map is None and output_map is None
              and input_signal_range is None)
-    if plain and not _fits_fused(shape, axis, compute_type):
+    fused = _fits_fused(shape, axis, compute_type)
+    if plain and not fused:
         return position, compute_type, None
     normal_axis = normalize_axis(axis, len(shape))
     length = shape[normal_axis]
-    if needs_bluestein(length):
+    if needs_bluestein(length) or not fused:
         if transposed_kernel:
+            reason = (f"a prime factor above 31; or pad the axis to vd.fft.pad_dim({length}) "
+                      f"= {pad_dim(length)}" if needs_bluestein(length)
+                      else "longer than one workgroup holds")
             raise InvalidArgumentError(
-                f"transposed_kernel: convolution along an axis of length {length} (a prime "
-                "factor above 31) runs unfused, and the transposed layout is the fused "
-                f"shader's; pass the kernel untransposed, or pad the axis to "
-                f"vd.fft.pad_dim({length}) = {pad_dim(length)}")
+                f"transposed_kernel: convolution along an axis of length {length} ({reason}) "
+                "runs unfused, and the transposed layout is the fused shader's; pass the "
+                "kernel untransposed")
         return position, compute_type, UnfusedConvolution(
             shape, normal_axis, kernel_map, kernel_num, normalize, kernel_inner_only, input_map,
             output_map, input_type, output_type, kernel_precision, compute_type,
@@ -388,7 +392,8 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
 # -- the transposed kernel layout -------------------------------------------------------------
 
 def _grid(buffer_shape: Tuple, axis, compute_type, limits: DeviceLimits) -> FFTGridManager:
-    budget = fused_register_budget(buffer_shape, axis, compute_type, limits)
+    budget = fused_register_budget(buffer_shape, axis, compute_type, limits,
+                                   CONVOLUTION_BUDGETS)
     config = FFTConfig(buffer_shape, axis, budget, compute_type=compute_type, limits=limits)
     return FFTGridManager(config, declare_variables=False)
 
@@ -412,7 +417,8 @@ def get_transposed_size(buffer_shape: Tuple, axis: int = None,
 @functools.lru_cache(maxsize=None)
 def _transpose_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inner_only: bool,
                       input_type, output_type, compute_type) -> ShaderFunction:
-    budget = fused_register_budget(buffer_shape, axis, compute_type, limits)
+    budget = fused_register_budget(buffer_shape, axis, compute_type, limits,
+                                   CONVOLUTION_BUDGETS)
     with fft_context(buffer_shape, axis, budget, compute_type=compute_type, limits=limits,
                      name=f"transpose_shader_{buffer_shape}_{axis}") as ctx:
         out_buffer, in_buffer = ctx.declare_shader_args([vc.Buffer[output_type],

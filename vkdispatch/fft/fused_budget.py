@@ -9,20 +9,26 @@ from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.multi_pass import fits_one_pass
 
-__all__ = ["REGISTER_BUDGETS", "fused_register_budget"]
+__all__ = ["REGISTER_BUDGETS", "CONVOLUTION_BUDGETS", "fused_register_budget"]
 
-# Registers per thread of a fused line: the fused kernel holds a forward and an
-# inverse transform, and on an H100 fewer registers (more threads per line, more stages)
-# won over memory latency: N = 1024 took 0.34 ms with 4, 0.41 with 8, 0.52 with 16.
+# Registers per thread of a fused pair inside Rader's and Bluestein's shaders, as measured when
+# they were built (an H100 then ran the fused convolution of N = 1024 in 0.34 ms with 4
+# registers, 0.41 with 8, 0.52 with 16).
 REGISTER_BUDGETS = (4, 8, 16)
+# ``vd.fft.convolve``'s fused line, since the inverse runs as the adjoint of the forward stages:
+# on an H200 (graph replays of 256 MiB) 16 registers beat 8 and 4 at every length, N = 1024 /
+# 2048 / 4096 taking 0.227 / 0.227 / 0.328 ms with 16, 0.228 / 0.297 / 0.372 with 8 and
+# 0.282 / 0.374 / 0.478 with 4, and convolve2D of 512^2 .. 4096^2 5-24% less time than with 4.
+# A larger budget needs fewer threads, so it fits wherever a smaller one does.
+CONVOLUTION_BUDGETS = (16,)
 
 
-def fused_register_budget(shape: Tuple, axis: int, compute_type, limits: DeviceLimits) -> int:
-    """The smallest budget of :data:`REGISTER_BUDGETS` with which a line fits one workgroup
-    (the largest on CPU drivers, where each extra stage's exchange is what costs); the same
-    for the convolution and its transposed kernel layout."""
+def fused_register_budget(shape: Tuple, axis: int, compute_type, limits: DeviceLimits,
+                          budgets: Tuple[int, ...] = REGISTER_BUDGETS) -> int:
+    """The smallest of ``budgets`` with which a line fits one workgroup (the largest on CPU
+    drivers, where each extra stage's exchange is what costs)."""
     n, stride = shape[axis], math.prod(shape[axis + 1:])
-    for budget in REGISTER_BUDGETS[::-1] if limits.cpu else REGISTER_BUDGETS:
+    for budget in budgets[::-1] if limits.cpu else budgets:
         if fits_one_pass(n, compute_type, limits, stride, budget):
             return budget
     raise InvalidArgumentError(

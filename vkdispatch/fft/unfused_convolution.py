@@ -1,5 +1,5 @@
-"""Convolutions along lengths the fused shader cannot hold (a prime factor above 31), in every
-form but the transposed kernel: a forward FFT from the caller's input side into a spectrum
+"""Convolutions along lines the fused shader cannot hold (a prime factor above 31, or longer
+than one workgroup holds), in every form but the transposed kernel: a forward FFT from the caller's input side into a spectrum
 buffer, then per kernel one inverse FFT whose input hook multiplies the spectrum by that kernel
 and whose output goes through the caller's output side.
 

@@ -11,6 +11,9 @@ cdef extern from "vkdispatch/log.hpp" namespace "vkdispatch":
         Warning
         Error
     void setLogSink(LogSink sink, void* user)
+    ctypedef bool (*DeliveryCheck)() noexcept
+    void setDeliveryCheck(DeliveryCheck check)
+    void deliverDeferredLogs() except +
     void setLogLevel(LogLevel level)
     void log(LogLevel level, const string& message)
     void recordValidationError(const string& message)

@@ -23,6 +23,7 @@ from c_device_info cimport array3, DeviceInfo, DeviceType, QueueFamilyInfo, rank
 from c_device_info cimport selectQueueFamilies
 from c_errors cimport kInterrupted, setRaiseFunction
 from c_log cimport LogLevel, log as native_log, setInterruptCheck, setLogLevel, setLogSink
+from c_log cimport deliverDeferredLogs, setDeliveryCheck
 from c_log cimport recordValidationError, takeValidationErrors
 cimport c_compute as cp
 cimport c_fft as ff
@@ -50,6 +51,7 @@ _KIND_NAMES = ("runtime", "vulkan", "out_of_memory", "device_lost", "invalid_arg
 
 
 cdef int _raise(int kind, const string& message, const string& result_name) except -1:
+    deliverDeferredLogs()  # what was logged before the failure, before the error
     if kind == kInterrupted:
         if PyErr_Occurred():
             return -1  # the KeyboardInterrupt raised by the signal check propagates
@@ -72,6 +74,7 @@ cdef extern from "Python.h":
     # pending (to be raised by _raise once the native wait unwinds), not be reported here.
     int check_signals_leaving_error_set "PyErr_CheckSignals"()
     unsigned long PyThread_get_thread_ident() nogil
+    int PyGILState_Check() nogil
 
 
 # Python runs signal handlers on the main thread only: elsewhere the check would always say no,
@@ -97,9 +100,18 @@ cdef void _log_sink(int level, const char* message, void* user) noexcept with gi
         pass  # a failing log handler must never abort the native operation that logged
 
 
+# A thread without the GIL defers its messages (see log.hpp): taking the GIL inside a Vulkan
+# call deadlocked a debug-mode process on an H200, the layer's printf callback waiting for the
+# GIL on the submitting thread while the main thread, GIL held, waited in the layer for a lock
+# that callback held. _check_validation delivers them after the next native call.
+cdef cbool _holds_gil() noexcept nogil:
+    return PyGILState_Check() != 0
+
+
 setRaiseFunction(_raise)
 setInterruptCheck(_interrupt_pending)
 setLogSink(_log_sink, NULL)
+setDeliveryCheck(_holds_gil)
 
 
 def set_log_handler(handler):
@@ -120,8 +132,10 @@ def log(int level, str message):
 cdef int _check_validation() except -1:
     """Raises the ``validation`` class if the validation layer reported errors since last time.
 
-    Called after every native operation, so the error surfaces at the call that caused it.
+    Called after every native operation, so the error surfaces at the call that caused it;
+    delivers the log messages that other threads (or this one, without the GIL) deferred.
     """
+    deliverDeferredLogs()
     cdef vector[string] errors = takeValidationErrors()
     if errors.size():
         raise _class_for("validation")(

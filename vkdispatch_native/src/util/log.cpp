@@ -1,7 +1,9 @@
 #include "vkdispatch/log.hpp"
 
 #include <atomic>
+#include <deque>
 #include <mutex>
+#include <utility>
 
 namespace vkdispatch {
 namespace {
@@ -11,7 +13,36 @@ struct SinkState {
     LogSink sink = nullptr;
     void* user = nullptr;
     std::atomic<int> level{static_cast<int>(LogLevel::Warning)};
+    std::atomic<DeliveryCheck> check{nullptr};
 };
+
+// Messages logged where the sink may not run, waiting for a thread where it may. Bounded: a
+// program that never calls back into the library for a long time (shader printf in a loop of
+// graph replays from another thread) must not grow without end; the oldest go first.
+constexpr size_t kMaxDeferred = 1 << 20;
+
+struct Deferred {
+    std::mutex mutex;  // never held while a sink runs
+    std::deque<std::pair<int, std::string>> messages;
+    size_t dropped = 0;
+    std::atomic<bool> any{false};
+};
+
+Deferred& deferred() {
+    static Deferred d;
+    return d;
+}
+
+void defer(LogLevel level, const std::string& message) {
+    Deferred& d = deferred();
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (d.messages.size() >= kMaxDeferred) {
+        d.messages.pop_front();
+        ++d.dropped;
+    }
+    d.messages.emplace_back(static_cast<int>(level), message);
+    d.any.store(true);
+}
 
 SinkState& state() {
     static SinkState s;
@@ -38,6 +69,38 @@ bool hasLogSink() {
     return state().sink != nullptr;
 }
 
+void setDeliveryCheck(DeliveryCheck check) { state().check.store(check); }
+
+void deliverDeferredLogs() {
+    Deferred& d = deferred();
+    if (!d.any.load()) return;
+    std::deque<std::pair<int, std::string>> messages;
+    size_t dropped;
+    {
+        std::lock_guard<std::mutex> lock(d.mutex);
+        messages.swap(d.messages);
+        dropped = d.dropped;
+        d.dropped = 0;
+        d.any.store(false);
+    }
+    LogSink sink;
+    void* user;
+    {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        sink = state().sink;
+        user = state().user;
+    }
+    if (sink == nullptr) return;
+    if (dropped > 0) {
+        const std::string note = std::to_string(dropped) +
+                                 " log messages were dropped: more than " +
+                                 std::to_string(kMaxDeferred) +
+                                 " waited for a thread that may deliver them";
+        sink(static_cast<int>(LogLevel::Warning), note.c_str(), user);
+    }
+    for (const auto& [level, message] : messages) sink(level, message.c_str(), user);
+}
+
 void setLogLevel(LogLevel level) { state().level.store(static_cast<int>(level)); }
 
 LogLevel logLevel() { return static_cast<LogLevel>(state().level.load()); }
@@ -46,6 +109,12 @@ bool logEnabled(LogLevel level) { return static_cast<int>(level) >= state().leve
 
 void log(LogLevel level, const std::string& message) {
     if (!logEnabled(level)) return;
+    const DeliveryCheck check = state().check.load();
+    if (check != nullptr && !check()) {
+        defer(level, message);
+        return;
+    }
+    deliverDeferredLogs();  // the older messages first
     LogSink sink;
     void* user;
     {
