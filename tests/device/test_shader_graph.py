@@ -1,14 +1,20 @@
 """Device tests of CommandGraph: deferred push constants (bind_var/set_var), replays with
 per-instance values, long dependent chains, reset and re-record, the global and default
-graphs, and submit_any."""
+graphs, submit_any, and the graph's own interface over the command lists it holds."""
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 import pytest
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
+from vkdispatch.base.command_list import CommandList
+from vkdispatch.base.commands import BufferFill
+from vkdispatch.base.handle import Handle
 from vkdispatch.codegen.abbreviations import Buff, Const, Var, f32, i32, u32, v2
+from vkdispatch.shader.dispatch_target import DispatchTarget
 
 N = 2000
 
@@ -395,3 +401,93 @@ def test_uniform_data_outgrowing_its_buffer_after_a_submit_rebinds_every_call(co
     assert graph._uniform_buffer.size > words_before   # the premise: it was re-allocated
     np.testing.assert_array_equal(out.read(0).reshape(rows, width),
                                   src_host + constants[:, None])
+
+
+# -- a graph holds the command lists it replays: its own recording is the only way in ---------
+
+
+def test_graph_is_no_command_list_and_offers_no_recording_around_its_own(graph):
+    # A list's record()/record_compute_plan() wrote into the native list behind the graph's
+    # recording: the next submit dropped the command, or ran nothing at all.
+    assert not isinstance(graph, CommandList)
+    assert not hasattr(graph, "record")
+    assert not hasattr(graph, "record_compute_plan")
+    assert isinstance(graph, DispatchTarget) and isinstance(graph, Handle)
+
+
+def test_graph_runs_a_command_recorded_through_record_command(context, rng, graph):
+    start = rng.integers(0, 2**32, N, dtype=np.uint32)
+    x = vd.asbuffer(start)
+    graph.record_command(BufferFill(x, 7, 4 * (N // 2)))
+    graph.submit()
+    np.testing.assert_array_equal(x.read(0), np.r_[np.full(N // 2, 7, np.uint32),
+                                                   start[N // 2:]])
+
+
+def test_graph_submit_takes_instance_count_then_queue_index_and_no_data(context, rng, graph,
+                                                                        increment_shader):
+    parameters = inspect.signature(graph.submit).parameters
+    assert list(parameters) == ["instance_count", "queue_index"]
+    assert (parameters["instance_count"].default, parameters["queue_index"].default) == (None, -2)
+    start = rng.integers(0, 1000, N, dtype=np.uint32)
+    x = vd.asbuffer(start)
+    increment_shader(x, graph=graph)
+    graph.submit(3)
+    graph.submit(2, 0)  # queue 0 alone
+    np.testing.assert_array_equal(x.read(0), start + 5)
+    # A list's push-constant bytes are refused, not run: the graph packs its Vars itself.
+    with pytest.raises(TypeError):
+        graph.submit(data=b"\0" * 8)
+    with pytest.raises(ValueError, match="instance_count must be a positive int"):
+        graph.submit(b"\0" * 8)
+    np.testing.assert_array_equal(x.read(0), start + 5)
+
+
+def test_graph_instance_size_counts_recorded_push_constants_before_any_submit(
+        context, rng, graph, affine_shader, increment_shader):
+    x = vd.asbuffer(rng.standard_normal(N).astype(np.float32))
+    assert graph.get_instance_size() == 0
+    affine_shader(x, graph.bind_var("k"), 0.5, graph=graph)  # two float32 Vars
+    increment_shader(vd.asbuffer(np.zeros(N, np.uint32)), graph=graph)  # none
+    affine_shader(x, 2.0, graph.bind_var("b"), graph=graph)
+    assert graph.get_instance_size() == 2 * 2 * np.dtype(np.float32).itemsize
+    graph.set_var("k", [1.0, 2.0])
+    graph.set_var("b", [0.0, 1.0])
+    graph.submit(instance_count=2)
+    assert graph.get_instance_size() == 16
+    graph.reset()
+    assert graph.get_instance_size() == 0
+
+
+def test_graph_instance_size_is_what_each_instance_of_submit_consumes(context, rng, graph,
+                                                                       accumulate):
+    start = rng.integers(-1000, 1000, N, dtype=np.int32)
+    x = vd.asbuffer(start)
+    accumulate(x, graph.bind_var("k"), graph=graph)
+    accumulate(x, graph.bind_var("k"), graph=graph)
+    assert graph.get_instance_size() == 2 * np.dtype(np.int32).itemsize
+    graph.set_var("k", [3, -1, 5])
+    graph.submit(instance_count=3)
+    np.testing.assert_array_equal(x.read(0), start + 2 * (3 - 1 + 5))
+
+
+def test_destroying_a_graph_frees_the_command_lists_it_holds(multi, rng, increment_shader):
+    with multi:
+        starts = rng.integers(0, 1000, (multi.queue_count, N), dtype=np.uint32)
+        x = vd.asbuffer(np.zeros(N, np.uint32))
+        increment_shader(x)  # builds the plan (kept by the context) before counting
+        live = len(multi.handles)
+        graph = vd.CommandGraph()
+        for queue, start in enumerate(starts):
+            x.write(start, queue)
+        increment_shader(x, graph=graph)
+        vd.copy_replica(x, 0, graph=graph)  # a second segment: a second native list
+        increment_shader(x, graph=graph)
+        graph.submit()
+        np.testing.assert_array_equal(x.read(), np.tile(starts[0] + 2, (multi.queue_count, 1)))
+        x.destroy()
+        graph.destroy()
+        assert graph.destroyed
+        assert len(multi.handles) == live - 1  # the buffer, the graph and all it held are gone
+        with pytest.raises(ValueError, match="this CommandGraph was destroyed"):
+            graph.submit()

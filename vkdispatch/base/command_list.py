@@ -1,4 +1,4 @@
-"""CommandList: recorded commands replayed on submit (the base of CommandGraph)."""
+"""CommandList: recorded commands replayed on submit (what a CommandGraph replays)."""
 from __future__ import annotations
 
 import time

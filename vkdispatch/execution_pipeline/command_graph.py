@@ -20,7 +20,9 @@ from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer, check_integer_range
 from vkdispatch.base.command_list import CommandList, normalize_blocks
 from vkdispatch.base.commands import Command, Dispatch
+from vkdispatch.base.context import get_context
 from vkdispatch.base.descriptor_cache import DescriptorSetCache
+from vkdispatch.base.handle import Handle
 from vkdispatch.base.replicas import ReplicaStep
 from vkdispatch.base.sampler import Sampler
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
@@ -73,10 +75,12 @@ class _Dispatch:
     pc_values: dict | None  # member -> value (None for bound names) when pc is None
 
 
-class CommandGraph(CommandList, DispatchTarget):
+class CommandGraph(Handle, DispatchTarget):
     """A recorded sequence of shader calls and other commands (copies, fills, barriers: see
     :mod:`vkdispatch.base.commands`), the shader layer's :class:`DispatchTarget`. Hazards
-    between them get barriers; no ordering needs to be placed by hand.
+    between them get barriers; no ordering needs to be placed by hand. It holds the
+    :class:`~vkdispatch.base.command_list.CommandList` it replays (one per segment) rather than
+    being one: commands enter only through its recording.
 
     Args:
         reset_on_submit: forget the recording after each submit (immediate mode).
@@ -89,7 +93,10 @@ class CommandGraph(CommandList, DispatchTarget):
     """
 
     def __init__(self, reset_on_submit: bool = False, submit_on_record: bool = False):
-        super().__init__()
+        self.context = get_context()
+        # The graph holds the native list it replays rather than being one: a list's record()
+        # and submit(data, ...) would bypass the recording and push constants kept here.
+        self._list = CommandList(self.context)  # the first segment's (immediate mode's too)
         self.submit_on_record = submit_on_record
         self._reset_on_submit = reset_on_submit
         self._commands: list = []  # _Dispatch per shader call, or a base command
@@ -115,6 +122,7 @@ class CommandGraph(CommandList, DispatchTarget):
         self._segment_lists: list[CommandList] = []  # native lists of segments 1, 2, ...
         self.name_to_pc_key_dict: dict[str, list[tuple[int, str]]] = {}
         self.queued_pc_values: dict[str, Any] = {}
+        self._register(self.context.handles)
 
     # -- recording ------------------------------------------------------------------------------
 
@@ -180,14 +188,14 @@ class CommandGraph(CommandList, DispatchTarget):
         # Only at the top of immediate mode: nested in another operation, nothing submits.
         immediate = self.submit_on_record and self._reset_on_submit and not self._commands
         if key is not None and immediate and last is not None and last[0] == key and \
-                last[1] is self._recording:
+                last[1] is self._list._recording:
             self._submit_native(last[2], 1, _ALL_QUEUES, last[3])
             return
         self._last_operation = self._submitted = None
         with self.one_submission():
             record()
         if key is not None and immediate and self._submitted is not None:
-            self._last_operation = (key, self._recording) + self._submitted
+            self._last_operation = (key, self._list._recording) + self._submitted
 
     @contextlib.contextmanager
     def one_submission(self):
@@ -239,7 +247,7 @@ class CommandGraph(CommandList, DispatchTarget):
                                    "the shader with graph=)")
         if self._destroyed:
             raise self.unusable_error("this CommandGraph")
-        self._check_handles(command, f"{type(command).__name__} command")
+        self._list._check_handles(command, f"{type(command).__name__} command")
         self._append(command)
 
     def record_replica_step(self, step: ReplicaStep) -> None:
@@ -248,7 +256,7 @@ class CommandGraph(CommandList, DispatchTarget):
         segments (see :mod:`vkdispatch.execution_pipeline.graph_segments`)."""
         if self._destroyed:
             raise self.unusable_error("this CommandGraph")
-        self._check_handles(step, f"{step.name} step")
+        self._list._check_handles(step, f"{step.name} step")
         self._steps += 1
         self._append(step)
 
@@ -364,8 +372,8 @@ class CommandGraph(CommandList, DispatchTarget):
     def _check_alive(self) -> None:
         for index, entry in enumerate(self._commands):
             if type(entry) is not _Dispatch:
-                self._check_handles(entry, f"command {index} of the graph "
-                                           f"({type(entry).__name__})")
+                self._list._check_handles(entry, f"command {index} of the graph "
+                                                 f"({type(entry).__name__})")
                 continue
             for (binding, _read, _write), resource in zip(entry.bindings, entry.buffers):
                 if resource.destroyed or (type(resource) is Sampler and
@@ -387,10 +395,10 @@ class CommandGraph(CommandList, DispatchTarget):
         self._recorded = True
 
     def _lists(self, count: int) -> list[CommandList]:
-        """The native lists of the first ``count`` segments (this graph's own first)."""
+        """The native lists of the first ``count`` segments."""
         while len(self._segment_lists) < count - 1:
             self._segment_lists.append(CommandList(self.context))
-        return [self] + self._segment_lists[:count - 1]
+        return [self._list] + self._segment_lists[:count - 1]
 
     def _submit_now(self, plan, blocks, buffers, bindings, uniform: bytes, pc: bytes) -> None:
         """Immediate mode: runs one dispatch on every queue without storing a recording."""
@@ -401,10 +409,10 @@ class CommandGraph(CommandList, DispatchTarget):
         # binds the same uniform buffer, stays valid). The buffers are compared through weak
         # references, which never keep them alive; their descriptor set lives in the recording.
         if last is not None and last[0] is plan and last[1] == blocks and \
-                last[3] is self._recording and len(last[2]) == len(buffers) and \
+                last[3] is self._list._recording and len(last[2]) == len(buffers) and \
                 all(ref() is buffer for ref, buffer in zip(last[2], buffers)):
             if uniform == self._uploaded_bytes and self._uploaded_to == self._all_queues:
-                self._submit_unchecked(pc, 1, _ALL_QUEUES, None, b"")
+                self._list._submit_unchecked(pc, 1, _ALL_QUEUES, None, b"")
             else:
                 self._submit_native(pc, 1, _ALL_QUEUES, uniform)
             return
@@ -413,15 +421,16 @@ class CommandGraph(CommandList, DispatchTarget):
         descriptor_set = self._descriptor_sets.lookup(plan, self._uniform_buffer, 0,
                                                       len(uniform), bindings, buffers)
         # Immediate mode repeats the same call: the native recording is then reused.
-        self._replace_recording((Dispatch(plan, descriptor_set, blocks),))
+        self._list._replace_recording((Dispatch(plan, descriptor_set, blocks),))
         self._recorded = False  # the stored dispatches (none) differ from the native recording
         self._last_call = None  # (if the submission fails)
         self._submit_native(pc, 1, _ALL_QUEUES, uniform)
-        self._last_call = (plan, blocks, tuple(map(weakref.ref, buffers)), self._recording)
+        self._last_call = (plan, blocks, tuple(map(weakref.ref, buffers)),
+                           self._list._recording)
 
     def _submit_native(self, pc: bytes, instance_count: int, queue_index: int,
                        uniform: bytes, command_list: CommandList | None = None) -> None:
-        """Submits this graph's native list (or ``command_list``, a segment of it), with the
+        """Submits the first segment's native list (or ``command_list``, a later one), with the
         uniform data unless the target queues' replicas hold it already."""
         if uniform != self._uploaded_bytes:
             self._uploaded_bytes, self._uploaded_to = uniform, frozenset()
@@ -429,9 +438,9 @@ class CommandGraph(CommandList, DispatchTarget):
         send = bool(uniform) and (queue_index == _LEAST_BUSY_QUEUE or
                                   not targets <= self._uploaded_to)
         # The data was built here to the right size, so the native call needs no re-checking.
-        (command_list or self)._submit_unchecked(pc, instance_count, queue_index,
-                                                 self._uniform_buffer if send else None,
-                                                 uniform if send else b"")
+        (command_list or self._list)._submit_unchecked(pc, instance_count, queue_index,
+                                                       self._uniform_buffer if send else None,
+                                                       uniform if send else b"")
         if send and queue_index != _LEAST_BUSY_QUEUE:
             self._uploaded_to |= targets
 
@@ -504,6 +513,10 @@ class CommandGraph(CommandList, DispatchTarget):
                                                            dtype=np.uint8)
         return offset + width
 
+    def get_instance_size(self) -> int:
+        """Bytes of push-constant data one instance of the recorded calls consumes."""
+        return sum(entry.plan.pc_size for entry in self._commands if type(entry) is _Dispatch)
+
     def submit(self, instance_count: int | None = None, queue_index: int = -2) -> None:
         """Runs the recorded calls ``instance_count`` times (default 1) on the queue(s):
         -2 every queue, -1 the least busy queue, or one queue index."""
@@ -525,8 +538,9 @@ class CommandGraph(CommandList, DispatchTarget):
         if self._steps:
             self._submit_segments(instance_count, queue_index)
         else:
-            pc, uniform = self._push_constant_data(instance_count, self.get_instance_size()), \
-                bytes(self._uniform)
+            # The native list knows its size: a replay need not walk the recording.
+            pc = self._push_constant_data(instance_count, self._list.get_instance_size())
+            uniform = bytes(self._uniform)
             self._submit_native(pc, instance_count, queue_index, uniform)
             if instance_count == 1 and queue_index == _ALL_QUEUES:
                 self._submitted = (pc, uniform)
@@ -542,7 +556,7 @@ class CommandGraph(CommandList, DispatchTarget):
                 f"queue_index: a graph holding {steps[0].name} runs on every queue (-2), got "
                 f"{queue_index}")
         for index, step in enumerate(steps):  # a buffer destroyed since: before any work runs
-            self._check_handles(step, f"step {index} of the graph ({step.name})")
+            self._list._check_handles(step, f"step {index} of the graph ({step.name})")
         lists = self._lists(len(segments))
         sizes = [command_list.get_instance_size() for command_list in lists]
         data = self._push_constant_data(instance_count, sum(sizes))
@@ -574,12 +588,11 @@ class CommandGraph(CommandList, DispatchTarget):
         self._recorded = False
 
     def _release(self) -> None:
-        for command_list in self._segment_lists:
+        for command_list in (self._list, *self._segment_lists):
             command_list.destroy()
         self._descriptor_sets.clear()
         if self._uniform_buffer is not None:
             self._uniform_buffer.destroy()
-        super()._release()
 
 
 def _check_var_values(name: str, array: np.ndarray, var_type) -> None:
