@@ -15,7 +15,7 @@ import functools
 import math
 from typing import Optional, Tuple
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 import vkdispatch.codegen as vc

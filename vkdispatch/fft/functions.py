@@ -11,7 +11,7 @@ from typing import Optional, Tuple, Union
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.base.context import get_context
 from vkdispatch.base.rfft_buffer import RFFTBuffer
