@@ -70,7 +70,7 @@ html_theme_options = {
 
 
 def _is_dtype_class(obj) -> bool:
-    from vkdispatch.base.dtype import dtype
+    from vkdispatch.dtypes import dtype
 
     return isinstance(obj, type) and issubclass(obj, dtype)
 

@@ -12,11 +12,11 @@ from vkdispatch.base.context import (create_context, get_context, get_context_ha
                                      is_context_initialized, make_context, queue_wait_idle,
                                      select_queue_families, set_dummy_context_params)
 from vkdispatch.base.device_info import DeviceInfo
-from vkdispatch.base.dtype import (complex32, complex64, complex128, dtype, dvec2, dvec3, dvec4,
-                                   float16, float32, float64, hvec2, hvec3, hvec4, ihvec2,
-                                   ihvec3, ihvec4, int16, int32, int64, ivec2, ivec3, ivec4, mat2,
-                                   mat3, mat4, uhvec2, uhvec3, uhvec4, uint16, uint32, uint64,
-                                   uvec2, uvec3, uvec4, vec2, vec3, vec4)
+from vkdispatch.dtypes import (complex32, complex64, complex128, dtype, dvec2, dvec3, dvec4,
+                               float16, float32, float64, hvec2, hvec3, hvec4, ihvec2, ihvec3,
+                               ihvec4, int16, int32, int64, ivec2, ivec3, ivec4, mat2, mat3, mat4,
+                               uhvec2, uhvec3, uhvec4, uint16, uint32, uint64, uvec2, uvec3, uvec4,
+                               vec2, vec3, vec4)
 from vkdispatch.base.image import (Image, Image1D, Image2D, Image2DArray, Image3D,
                                    image_format, image_type, image_view_type,
                                    select_image_format)

@@ -180,20 +180,14 @@ def test_a_repeated_call_does_not_plan_its_lines_again(rng, context, monkeypatch
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(fft_config.FFTConfig, "__init__", counting)
-    resolved = [0]
-    resolve = fft_functions._resolve_types
-
-    def counting_resolve(*args):
-        resolved[0] += 1
-        return resolve(*args)
-
-    monkeypatch.setattr(fft_functions, "_resolve_types", counting_resolve)
-    monkeypatch.setattr(fft_convolution, "_resolve_types", counting_resolve)
+    resolved_fft = count_calls(monkeypatch, fft_functions, "resolve_fft_types")
+    resolved_convolution = count_calls(monkeypatch, fft_convolution, "resolve_convolution_types")
     signal.write(x)
     vd.fft.convolve(signal, kernel)
     vd.fft.fft2(vd.asbuffer(crandom(rng, (2, 32, 16))))
     assert plans[0] == 0
-    assert resolved[0] == 0  # convolve and fft2's passes: checked on their first call
+    # convolve and fft2's passes: checked on their first call
+    assert resolved_fft[0] == resolved_convolution[0] == 0
     expected = np.fft.ifft(np.fft.fft(x.astype(np.complex128)) * np.conj(k))
     assert_fft_close(signal.read(0), expected, 64, EPS32)
 

@@ -697,6 +697,10 @@ _ERRORS = {
         ValueError, r"2-D or 3-D real shape, got \(30,\)",
         lambda b, k: vd.fft.convolve2DR(vd.RFFTBuffer((30,)), vd.RFFTBuffer((30,)))),
 }
+_ERRORS.update({f"{hook} that is not a vd.map": (
+    TypeError, f"{hook} must be a vd.map MappingFunction, got 42",
+    lambda b, k, hook=hook: vd.fft.convolve(b, k, **{hook: 42}))
+    for hook in ("kernel_map", "input_map", "output_map")})
 
 
 @pytest.mark.parametrize("case", list(_ERRORS))

@@ -24,7 +24,7 @@ from vkdispatch.codegen.abbreviations import (Buff, Const, Img1, Img2, Img3, Var
                                               v2, v3)
 from vkdispatch.codegen.builder import ShaderArgumentType
 from vkdispatch.shader.aliasing import BufferAliasing
-from vkdispatch.codegen.coercion import scalar_of
+from vkdispatch.dtypes import scalar_of
 
 GUARD = "if(any(lessThanEqual(UBO.exec_count.xyz, gl_GlobalInvocationID))) { return; }"
 

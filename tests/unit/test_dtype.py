@@ -1,4 +1,4 @@
-"""Unit tests of vkdispatch.base.dtype: the dtype table, promotion rules, numpy mapping.
+"""Unit tests of vkdispatch.dtypes: the dtype table, promotion rules, numpy mapping.
 
 The expected values are written out independently from the reference table (section 7.2
 and 7.3 of the vkdispatch reference), not derived from the module under test.
@@ -12,7 +12,8 @@ import pickle
 import numpy as np
 import pytest
 
-from vkdispatch.base import dtype as dt
+import vkdispatch
+from vkdispatch import dtypes as dt
 
 NL = "\\\\n"  # A backslash pair followed by "n", as the matrix format strings spell newlines.
 
@@ -170,7 +171,7 @@ def test_all_dtypes_table_order_returns_every_public_dtype():
 def test_module_all_lists_every_dtype_and_helper():
     expected = set(NAMES) | {
         "dtype", "is_dtype", "is_scalar", "is_complex", "is_vector", "is_matrix",
-        "is_float_dtype", "is_integer_dtype", "to_vector", "vector_size",
+        "is_float_dtype", "is_integer_dtype", "scalar_of", "to_vector", "vector_size",
         "complex_from_float", "make_floating_dtype", "cross_scalar_scalar",
         "cross_vector_scalar", "cross_vector_vector", "cross_vector", "cross_matrix",
         "cross_type", "cross_multiply_type", "from_numpy_dtype", "to_numpy_dtype",
@@ -186,6 +187,30 @@ def test_dtype_identity_usable_as_dict_key_and_pickles_by_reference():
     assert table[dt.vec3] == "vec3"
     assert dt.vec2 != dt.complex64  # Same GLSL spelling, distinct dtypes.
     assert pickle.loads(pickle.dumps(dt.mat3)) is dt.mat3
+
+
+def test_old_module_path_is_the_same_module_with_the_same_objects():
+    """vkdispatch 0.1.0 code imports ``vkdispatch.base.dtype``, or reaches it as an attribute
+    after ``import vkdispatch``; pickles made then name that module."""
+    from vkdispatch.base import dtype as old
+    import vkdispatch.base.dtype as imported
+
+    assert old is imported is vkdispatch.base.dtype is dt
+    assert old.float32 is vkdispatch.float32 and old._Scalar is dt._Scalar
+    assert pickle.loads(b"cvkdispatch.base.dtype\nmat3\n.") is vkdispatch.mat3
+
+
+@pytest.mark.parametrize("row", TABLE, ids=NAMES)
+def test_scalar_of_is_the_component_type_of_every_dtype(row):
+    name, kind, child, scalar = row[0], row[1], row[7], row[9]
+    expected = {"scalar": name, "complex": child, "vector": scalar, "matrix": scalar}[kind]
+    assert dt.scalar_of(t(name)) is t(expected)
+
+
+@pytest.mark.parametrize("value", [3, "float32", None])
+def test_scalar_of_non_class_raises_type_error(value):
+    with pytest.raises(TypeError, match="scalar_of: t must be a class"):
+        dt.scalar_of(value)
 
 
 @pytest.mark.parametrize("name", ["float32", "vec2", "mat4", "complex32"])

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from vkdispatch.base import dlpack, profile
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.async_transfer import PendingTransfer, wait_all
 from vkdispatch.base.context import Context, get_context
 from vkdispatch.base.handle import Handle

@@ -1,7 +1,7 @@
 """``buffer_<code>(shape)`` allocators: ``vd.buffer_f32(n)`` is ``vd.Buffer(n, vd.float32)``."""
 from __future__ import annotations
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer
 
 _CODES = {

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 
 __all__ = ["KDL_CPU", "KDL_CUDA", "KDL_VULKAN", "dlpack_device", "export", "from_dlpack"]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import check_integer_range
 from vkdispatch.base.context import get_context
 from vkdispatch.base.handle import Handle

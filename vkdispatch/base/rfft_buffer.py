@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 

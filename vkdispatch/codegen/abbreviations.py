@@ -1,6 +1,6 @@
 """Short names for shader annotations and dtypes: ``from vkdispatch.codegen.abbreviations
 import *`` brings ``Buff``, ``Const``, ``Var``, ``Img1..3``, ``Img2Array`` and ``f32``, ``v2``, ``iv3``, ..."""
-from vkdispatch.base import dtype as _dt
+from vkdispatch import dtypes as _dt
 from vkdispatch.codegen.arguments import Buffer as Buff
 from vkdispatch.codegen.arguments import Constant as Const
 from vkdispatch.codegen.arguments import Image1D as Img1

@@ -6,11 +6,11 @@ import dataclasses
 import typing
 from typing import Any, Generic, TypeVar
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.builder import (BindingType, ShaderArgumentInfo, ShaderArgumentType,
                                         ShaderBuilder)
-from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.codegen.resources import BufferVariable, ImageVariable, bound_variable
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["Constant", "Variable", "Buffer", "Image1D", "Image2D", "Image3D", "Image2DArray",

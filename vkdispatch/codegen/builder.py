@@ -11,11 +11,11 @@ import enum
 import re
 from typing import Any
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.blocks import BlockStack
-from vkdispatch.codegen.coercion import scalar_of
 from vkdispatch.codegen.flags import ShaderFlags
 from vkdispatch.codegen.glsl import GLSLBackend
+from vkdispatch.dtypes import scalar_of
 
 __all__ = ["ShaderFlags", "BindingType", "StructElement", "ShaderBinding", "ShaderArgumentType",
            "ShaderArgumentInfo", "ShaderDescription", "ShaderBuilder", "SharedArray"]

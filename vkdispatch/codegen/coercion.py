@@ -1,6 +1,6 @@
 """Making GLSL compute the type the DSL promised.
 
-The DSL types an expression by the promotion rules of ``vkdispatch.base.dtype`` (reference
+The DSL types an expression by the promotion rules of ``vkdispatch.dtypes`` (reference
 section 11.6: ``uint32 + int32 -> int32``, ``float16 + float32 -> float32``, ...). GLSL's own
 implicit conversions disagree in places (``uint + int`` is ``uint`` in GLSL, ``float16_t + 1``
 does not compile, ``pow(vec2, float)`` has no overload), so every operand whose component type
@@ -10,18 +10,12 @@ unchanged, which keeps the common case free of casts.
 """
 from __future__ import annotations
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.literals import boolean, format_literal, literal_fits
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import InvalidTypeError
 
-__all__ = ["scalar_of", "with_scalar", "operand_text", "literal_text", "check_numeric"]
-
-
-def scalar_of(var_type):
-    """Component type: a scalar itself, a vector's or matrix's component, a complex's part."""
-    if dt.is_complex(var_type):
-        return var_type.child_type
-    return var_type.scalar or var_type
+__all__ = ["with_scalar", "operand_text", "literal_text", "check_numeric"]
 
 
 def with_scalar(var_type, scalar):

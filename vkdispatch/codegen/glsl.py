@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vkdispatch.base import dtype as dt
-from vkdispatch.codegen.coercion import scalar_of
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.flags import ShaderFlags
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import InvalidStateError
 
 if TYPE_CHECKING:  # the builder imports this module; types only

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["is_number", "number_to_dtype", "format_literal", "boolean", "literal_fits",

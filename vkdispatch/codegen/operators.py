@@ -1,6 +1,6 @@
 """Python operators on shader values: arithmetic, comparisons, bitwise and in-place forms.
 
-Result types follow the promotion rules of ``vkdispatch.base.dtype`` (reference section 11.6);
+Result types follow the promotion rules of ``vkdispatch.dtypes`` (reference section 11.6);
 ``coercion.py`` spells the operands so that GLSL computes that same type. Python literals are
 typed by ``number_to_dtype`` in expressions; in-place operators accept any literal that fits
 the target (``h += 1`` on a float16 register works, ``i += 1.5`` on an int raises).
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numbers
 
-from vkdispatch.base import dtype as dt
-from vkdispatch.codegen.coercion import (check_numeric, literal_text, operand_text, scalar_of,
-                                         with_scalar)
+from vkdispatch import dtypes as dt
+from vkdispatch.codegen.coercion import check_numeric, literal_text, operand_text, with_scalar
 from vkdispatch.codegen.literals import boolean, is_number, literal_fits
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["ArithmeticMixin"]

@@ -2,7 +2,7 @@
 and the ``Const``/``Var`` arguments (uniform and push-constant members)."""
 from __future__ import annotations
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.variables import ShaderVariable, as_variable, builder_for
 from vkdispatch.errors import InvalidTypeError
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 import numbers
 
-from vkdispatch.base import dtype as dt
-from vkdispatch.codegen.coercion import literal_text, scalar_of
+from vkdispatch import dtypes as dt
+from vkdispatch.codegen.coercion import literal_text
 from vkdispatch.codegen.context import active_builder, get_builder
 from vkdispatch.codegen.literals import (boolean, cast_literal, format_literal, is_number,
                                          literal_fits, number_to_dtype)
 from vkdispatch.codegen.operators import ArithmeticMixin
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import (IndexOutOfRangeError, InvalidArgumentError, InvalidStateError,
                                InvalidTypeError)
 

@@ -18,14 +18,14 @@ import threading
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
 from vkdispatch.base.grid_stride import LOCAL_SIZE, workgroups
 from vkdispatch.base import replicas
 from vkdispatch.base.replicas import ReplicaStep, check_live_buffer, copy_into_replica, \
     copy_replica, dispatch_on_replicas, run_or_record
-from vkdispatch.codegen.coercion import scalar_of
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import InvalidArgumentError
 
 __all__ = ["all_reduce"]

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer, check_integer_range
 from vkdispatch.base.command_list import CommandList, normalize_blocks
 from vkdispatch.base.commands import Command, Dispatch

@@ -8,7 +8,7 @@ import math
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.commands import ImageCopy
 from vkdispatch.base.image import Image
-from vkdispatch.codegen.coercion import scalar_of
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
 from vkdispatch.execution_pipeline.graphs import graph_or_global

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.variables import ShaderVariable
 

@@ -16,7 +16,7 @@ import math
 import weakref
 from typing import Tuple
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.context import get_context
 from vkdispatch.base.device_info import is_cpu_device
 from vkdispatch.errors import InvalidArgumentError

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator, Optional, Tuple
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError, InvalidStateError
 from vkdispatch.fft.butterflies import multiply_by_constant_twiddle, radix_fft, runtime_twiddle

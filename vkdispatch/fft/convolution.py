@@ -15,7 +15,7 @@ import functools
 import math
 from typing import Optional, Tuple
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 import vkdispatch.codegen as vc
@@ -25,17 +25,15 @@ from vkdispatch.execution_pipeline.graphs import one_submission
 from vkdispatch.fft.bluestein import needs_bluestein
 from vkdispatch.fft.config import DeviceLimits, FFTConfig, normalize_axis
 from vkdispatch.fft.context import fft_context
-from vkdispatch.fft.functions import (_check_graph, _check_in_place_buffer, _resolve_types,
-                                      _validate_map_argument_annotations, cached_plan,
-                                      check_flags, check_int, check_live, check_name, fft,
-                                      irfft, one_operation, rfft, shape_of)
+from vkdispatch.fft.functions import (cached_plan, check_flags, check_graph,
+                                      check_in_place_buffer, check_int, check_live, check_name,
+                                      fft, irfft, one_operation, rfft, shape_of)
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
 from vkdispatch.fft.fused_budget import CONVOLUTION_BUDGETS, fused_register_budget
+from vkdispatch.fft.operand_types import resolve_convolution_types, resolve_transpose_types
 from vkdispatch.fft.prime_utils import pad_dim
-from vkdispatch.fft.precision import (ensure_supported_complex_precision,
-                                      resolve_compute_precision, validate_complex_precision)
 from vkdispatch.fft.shader_factories import signal_range_of
 from vkdispatch.fft.unfused_convolution import UnfusedConvolution
 from vkdispatch.shader.mapping import MappingFunction
@@ -145,33 +143,6 @@ def _unfused_convolve(buffer, kernel, shape: Tuple, axis, normalize: bool, graph
             inverse=True, normalize_inverse=normalize, compute_type=compute_type)
 
 
-def _side_count(map_fn, present: bool) -> int:
-    return len(map_fn.buffer_types) if map_fn is not None else int(present)
-
-
-def _resolve_kernel_precision(buffers, kernel_map, kernel_type, position: int):
-    """The kernel buffer's precision: ``kernel_type`` or the dtype of the argument after the
-    output and input sides (None with a kernel map)."""
-    if kernel_map is not None:
-        if kernel_type is not None:
-            raise InvalidArgumentError("kernel_type cannot be provided when kernel_map is used")
-        return None
-    if len(buffers) <= position:
-        raise InvalidArgumentError("convolve() requires at least an output buffer and kernel "
-                                   f"buffer (the kernel is argument {position}; got "
-                                   f"{len(buffers)} arguments)")
-    kernel = buffers[position]
-    if not isinstance(kernel, Buffer):  # was reported as kernel_type (got None)
-        raise InvalidTypeError(f"kernel: the kernel (argument {position}) must be a vd.Buffer "
-                               f"holding its spectrum, got {type(kernel).__name__}")
-    precision = kernel_type or kernel.var_type
-    validate_complex_precision(precision, arg_name="kernel_type")
-    if getattr(kernel, "var_type", precision) is not precision:
-        raise InvalidTypeError(f"kernel_type={precision.name} does not match the kernel "
-                               f"buffer's dtype {kernel.var_type.name}")
-    return ensure_supported_complex_precision(precision, role="Kernel")
-
-
 def _check_kernel_size(kernel, shape: Tuple, axis, transposed: bool, inner_only: bool,
                        compute_type) -> None:
     """The kernel buffer must hold every element the convolution reads."""
@@ -214,7 +185,7 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     """
     if not buffers:
         raise InvalidArgumentError("At least one buffer must be provided")
-    _check_graph(graph)
+    check_graph(graph)
     shape = shape_of(buffer_shape, buffers[0])
     check_flags(normalize=normalize, transposed_kernel=transposed_kernel,
                 kernel_inner_only=kernel_inner_only)
@@ -228,7 +199,7 @@ def convolve(*buffers: Buffer, kernel_map: MappingFunction = None, kernel_num: i
     def record() -> None:
         check_live(buffers)
         if input_map is None and output_map is None:
-            _check_in_place_buffer(buffers[0], shape, False)
+            check_in_place_buffer(buffers[0], shape, False)
         position, resolved_type, shader = cached_plan(_convolution_plan, buffers, options)
         if kernel_map is None and buffers[position] is buffers[0] and \
                 (kernel_inner_only or transposed_kernel):
@@ -256,14 +227,9 @@ def _convolution_plan(buffers, shape, kernel_map, kernel_num, axis, normalize,
                       output_type, kernel_type, compute_type, input_signal_range, name):
     """``(kernel argument position, compute type, shader)`` of a :func:`convolve` call, its
     types resolved and checked; the shader is None for the unfused long-line form."""
-    _validate_map_argument_annotations(kernel_map, "kernel_map")
-    inputs_present = input_map is None and output_map is not None
-    position = _side_count(output_map, True) + _side_count(input_map, inputs_present)
-    kernel_precision = _resolve_kernel_precision(buffers, kernel_map, kernel_type, position)
-    input_type, output_type, _ = _resolve_types(buffers, input_map, output_map, input_type,
-                                                output_type, compute_type)
-    known = [p for p in (output_type, input_type, kernel_precision) if p is not None]
-    compute_type = resolve_compute_precision(known, compute_type)
+    position, input_type, output_type, kernel_type, compute_type = resolve_convolution_types(
+        buffers, kernel_map, input_map, output_map, input_type, output_type, kernel_type,
+        compute_type)
     plain = (kernel_map is None and kernel_num == 1 and not transposed_kernel
              and not kernel_inner_only and input_map is None and output_map is None
              and input_signal_range is None)
@@ -283,11 +249,11 @@ def _convolution_plan(buffers, shape, kernel_map, kernel_num, axis, normalize,
                 "kernel untransposed")
         return position, compute_type, UnfusedConvolution(
             shape, normal_axis, kernel_map, kernel_num, normalize, kernel_inner_only, input_map,
-            output_map, input_type, output_type, kernel_precision, compute_type,
+            output_map, input_type, output_type, kernel_type, compute_type,
             signal_range_of(input_signal_range, length))
     return position, compute_type, make_convolution_shader(
         shape, kernel_map, kernel_num, axis, normalize, transposed_kernel, kernel_inner_only,
-        input_map, output_map, input_type, output_type, kernel_precision, compute_type,
+        input_map, output_map, input_type, output_type, kernel_type, compute_type,
         input_signal_range, name)
 
 
@@ -455,14 +421,9 @@ def transpose(in_buffer: Buffer, conv_shape: Tuple = None, axis: int = None,
     """Writes the kernel spectrum ``in_buffer`` into the transposed layout that
     ``convolve(..., transposed_kernel=True)`` reads (coalesced along strided axes); returns
     ``out_buffer``, allocated with :func:`get_transposed_size` elements when not given."""
-    _check_graph(graph)
-    input_type = input_type or in_buffer.var_type
-    output_type = output_type or (out_buffer.var_type if out_buffer is not None
-                                  else in_buffer.var_type)
-    for role, precision in (("Input", input_type), ("Output", output_type)):
-        validate_complex_precision(precision, arg_name=f"{role.lower()}_type")
-        ensure_supported_complex_precision(precision, role=role)
-    compute_type = resolve_compute_precision([input_type, output_type], compute_type)
+    check_graph(graph)
+    input_type, output_type, compute_type = resolve_transpose_types(
+        in_buffer, out_buffer, input_type, output_type, compute_type)
     shape = tuple(conv_shape) if conv_shape is not None else tuple(in_buffer.shape)
     size = get_transposed_size(shape, axis, compute_type)
     if out_buffer is None:

@@ -11,15 +11,13 @@ from typing import Optional, Tuple, Union
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.base.context import get_context
 from vkdispatch.base.rfft_buffer import RFFTBuffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.graphs import buffer_key, repeat_or_record
 from vkdispatch.fft.config import DeviceLimits
-from vkdispatch.fft.precision import (ensure_supported_complex_precision,
-                                      resolve_compute_precision, validate_complex_precision)
+from vkdispatch.fft.operand_types import resolve_fft_types
 from vkdispatch.fft.shader_factories import make_fft_shader
 from vkdispatch.shader.dispatch_target import DispatchTarget
 from vkdispatch.shader.mapping import MappingFunction
@@ -28,81 +26,9 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fft3", "ifft3", "rfft", "irfft", "rf
            "irfft2", "rfft3", "irfft3"]
 
 
-# -- precision resolution (section 3.5 of the reference) -------------------------------------
-
-def _validate_map_argument_annotations(map_fn: Optional[MappingFunction], map_name: str) -> None:
-    if map_fn is None:
-        return
-    if not isinstance(map_fn, MappingFunction):
-        raise InvalidTypeError(f"{map_name} must be a vd.map MappingFunction, got {map_fn!r}")
-    for annotation in map_fn.buffer_types:
-        if len(getattr(annotation, "__args__", ())) != 1:
-            raise InvalidArgumentError(f"{map_name} contains an annotation without exactly one "
-                                       f"type argument: {annotation!r}")
-
-
-def _check_buffer_type(buffer, precision, argument: str) -> None:
-    """A buffer read or written as ``precision`` must hold that dtype (the shader would
-    reinterpret its bytes otherwise)."""
-    actual = getattr(buffer, "var_type", precision)
-    if actual is not precision:
-        raise InvalidTypeError(f"{argument}={precision.name} does not match the buffer's dtype "
-                               f"{actual.name}; convert the data or pass a {precision.name} "
-                               "buffer")
-
-
-def _resolve_output_precision(buffers, output_map, output_type):
-    if output_map is not None:
-        if output_type is not None:
-            raise InvalidArgumentError("output_type cannot be provided when output_map is used")
-        return None
-    precision = output_type or buffers[0].var_type
-    validate_complex_precision(precision, arg_name="output_type")
-    _check_buffer_type(buffers[0], precision, "output_type")
-    return ensure_supported_complex_precision(precision, role="Output")
-
-
-def _resolve_input_precision(buffers, input_map, output_map, input_type, output_precision):
-    if input_map is not None:
-        if input_type is not None:
-            raise InvalidArgumentError("input_type cannot be provided when input_map is used")
-        return None
-    if output_map is not None:
-        position = len(output_map.buffer_types)
-        if len(buffers) <= position:
-            raise InvalidArgumentError(
-                f"an input buffer argument must be provided after the output_map's {position} "
-                f"argument(s) when output_map is used without input_map")
-        precision = input_type or getattr(buffers[position], "var_type", None)
-        if precision is None:
-            raise InvalidArgumentError(f"the input argument {buffers[position]!r} has no "
-                                       "var_type: pass a vd.Buffer or input_type")
-        _check_buffer_type(buffers[position], precision, "input_type")
-    else:
-        precision = input_type or output_precision
-        validate_complex_precision(precision, arg_name="input_type")  # before reading .name
-        if precision is not output_precision:
-            raise InvalidArgumentError(
-                "input_type must match output_type when input_map is None (default FFT path "
-                f"is in-place): got input_type={precision.name}, "
-                f"output_type={output_precision.name}")
-    validate_complex_precision(precision, arg_name="input_type")
-    return ensure_supported_complex_precision(precision, role="Input")
-
-
-def _resolve_types(buffers, input_map, output_map, input_type, output_type, compute_type):
-    _validate_map_argument_annotations(input_map, "input_map")
-    _validate_map_argument_annotations(output_map, "output_map")
-    output_precision = _resolve_output_precision(buffers, output_map, output_type)
-    input_precision = _resolve_input_precision(buffers, input_map, output_map, input_type,
-                                               output_precision)
-    known = [p for p in (output_precision, input_precision) if p is not None]
-    return input_precision, output_precision, resolve_compute_precision(known, compute_type)
-
-
 # -- checks ---------------------------------------------------------------------------------
 
-def _check_in_place_buffer(buffer, buffer_shape: Tuple, r2c: bool) -> None:
+def check_in_place_buffer(buffer, buffer_shape: Tuple, r2c: bool) -> None:
     if not isinstance(buffer, Buffer):
         raise InvalidTypeError(f"the FFT buffer must be a vd.Buffer, got "
                                f"{type(buffer).__name__}")
@@ -115,7 +41,7 @@ def _check_in_place_buffer(buffer, buffer_shape: Tuple, r2c: bool) -> None:
                                    f"(shape {buffer.shape})")
 
 
-def _check_graph(graph) -> None:
+def check_graph(graph) -> None:
     if graph is not None and not isinstance(graph, DispatchTarget):
         raise InvalidTypeError(f"graph must be a vd.CommandGraph (or None), got "
                                f"{type(graph).__name__}")
@@ -200,7 +126,7 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
     """
     if not buffers:
         raise InvalidArgumentError("At least one buffer must be provided")
-    _check_graph(graph)
+    check_graph(graph)
     if input_map is None and output_map is None and len(buffers) != 1:
         raise InvalidArgumentError(f"fft() without input_map/output_map works in place on "
                                    f"exactly one buffer, got {len(buffers)}")
@@ -214,7 +140,7 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
     def record() -> None:
         check_live(buffers)
         if input_map is None and output_map is None:
-            _check_in_place_buffer(buffers[0], shape, r2c)
+            check_in_place_buffer(buffers[0], shape, r2c)
         shader = cached_plan(_plan, buffers, options)
         if print_shader:
             print(shader)
@@ -225,7 +151,7 @@ def fft(*buffers: Buffer, buffer_shape: Tuple = None, graph=None, print_shader: 
 def _plan(buffers, shape, axis, inverse, normalize_inverse, r2c, input_map, output_map,
           input_type, output_type, compute_type, input_signal_range, name):
     """The shader of an :func:`fft` call, its types resolved and checked."""
-    input_type, output_type, compute_type = _resolve_types(
+    input_type, output_type, compute_type = resolve_fft_types(
         buffers, input_map, output_map, input_type, output_type, compute_type)
     return make_fft_shader(shape, axis, inverse=inverse, normalize_inverse=normalize_inverse,
                            r2c=r2c, input_map=input_map, output_map=output_map,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import math
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.caller_hooks import multiply

@@ -11,7 +11,7 @@ import dataclasses
 import threading
 from typing import Any, Iterator, Optional, Tuple
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.variables import ShaderVariable
 from vkdispatch.errors import InvalidArgumentError, InvalidStateError

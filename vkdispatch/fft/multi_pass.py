@@ -15,7 +15,6 @@ import functools
 import math
 from typing import Tuple
 
-from vkdispatch.base import dtype as dt
 from vkdispatch.base.buffer import Buffer
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError

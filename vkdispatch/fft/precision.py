@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from vkdispatch.base.context import get_context
-from vkdispatch.base.dtype import complex32, complex64, complex128, dtype
+from vkdispatch.dtypes import complex32, complex64, complex128, dtype
 from vkdispatch.errors import InvalidArgumentError
 
 __all__ = [

@@ -28,7 +28,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.caller_hooks import multiply, real_layout_op, through_caller, where_below

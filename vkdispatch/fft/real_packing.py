@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from vkdispatch.base import dtype as dt
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.variables import ShaderVariable
 from vkdispatch.fft.butterflies import runtime_twiddle

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 import vkdispatch.codegen as vc
 from vkdispatch.fft.config import FFTConfig, FFTStage
 from vkdispatch.fft.grid import FFTGridManager

@@ -12,7 +12,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import normalize_shape
 from vkdispatch.fft.bluestein import BluesteinFFT, needs_bluestein
 from vkdispatch.fft.config import DeviceLimits, normalize_axis

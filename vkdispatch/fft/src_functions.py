@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.fft.convolution import make_convolution_shader, make_transpose_shader
 from vkdispatch.fft.shader_factories import make_fft_shader
 from vkdispatch.shader.shader_function import ShaderSource

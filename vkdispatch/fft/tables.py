@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer
 
 __all__ = ["upload_table"]

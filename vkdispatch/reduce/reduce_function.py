@@ -24,7 +24,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import get_context
 from vkdispatch.base.device_info import is_cpu_device

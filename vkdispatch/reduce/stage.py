@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.context import get_context
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
@@ -113,7 +113,7 @@ def make_reduction_stage(reduction: ReduceOp, out_type, group_size: int,
     per batch, and is zero again after the dispatch."""
     input_types = list(input_types or [])
     inputs_label = ",".join(str(t).replace("vkdispatch.codegen.arguments.", "")
-                            .replace("vkdispatch.base.dtype.", "") for t in input_types)
+                            .replace("vkdispatch.dtypes.", "") for t in input_types)
     kind = "single_pass" if single_pass else "stage"
     name = f"reduction_{kind}_{reduction.name}_{out_type.name}_[{inputs_label}]_{group_size}"
     collective = _collective_usable(reduction, out_type, group_size)

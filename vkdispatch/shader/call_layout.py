@@ -19,7 +19,7 @@ from typing import Callable
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import Context
 from vkdispatch.codegen.builder import ShaderArgumentType, ShaderDescription
-from vkdispatch.codegen.coercion import scalar_of
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import InvalidShaderArgumentError, InvalidStateError
 from vkdispatch.shader.aliasing import BufferAliasing
 from vkdispatch.shader.bound_variable import BoundVariableName

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import typing
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.context import Context
 from vkdispatch.base.image import image_view_type
 from vkdispatch.base.sampler import Sampler
-from vkdispatch.codegen.coercion import scalar_of
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import InvalidShaderArgumentError, InvalidStateError
 
 __all__ = ["check_image_argument"]

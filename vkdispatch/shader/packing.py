@@ -13,19 +13,13 @@ import struct
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.errors import InvalidArgumentError
 
 __all__ = ["BlockPacker", "field_bytes", "packer_for"]
 
 _CODES = {"int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "int64": "q",
           "uint64": "Q", "float16": "e", "float32": "f", "float64": "d", "bool": "I"}
-
-
-def _scalar_of(var_type):
-    if dt.is_complex(var_type):
-        return var_type.child_type
-    return var_type.scalar or var_type
 
 
 def _value_count(element) -> int:
@@ -66,7 +60,7 @@ class BlockPacker:
         # per member: (element, scalar count, whether plain numbers can be packed as given)
         self.fields = [(e, _value_count(e), not dt.is_complex(e.dtype)) for e in self.structure]
         self.format = struct.Struct("<" + "".join(
-            _CODES[_scalar_of(e.dtype).name] * _value_count(e) for e in self.structure))
+            _CODES[dt.scalar_of(e.dtype).name] * _value_count(e) for e in self.structure))
         self.size = self.format.size
 
     def pack(self, values: dict, what: str) -> bytes:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import struct
 from typing import Optional, Tuple
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
 from vkdispatch.base.context import Context

@@ -11,7 +11,7 @@ import dataclasses
 import threading
 from typing import Optional, Tuple
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.context import get_context
 from vkdispatch.execution_pipeline.command_graph import CommandGraph

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.commands import FFTRun
 from vkdispatch.base.context import get_context

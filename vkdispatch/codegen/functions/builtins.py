@@ -6,7 +6,7 @@ import numbers
 import os
 import re
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.blocks import user_frame
 from vkdispatch.codegen.context import get_builder
 from vkdispatch.codegen.literals import boolean, format_literal

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.context import get_builder
 from vkdispatch.codegen.literals import boolean
 from vkdispatch.codegen.variables import ShaderVariable, as_variable, builder_for

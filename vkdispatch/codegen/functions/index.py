@@ -2,7 +2,7 @@
 ``ravel_index`` goes flat -> multi-dimensional, ``unravel_index`` the other way)."""
 from __future__ import annotations
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.variables import ShaderVariable, constructor
 from vkdispatch.errors import InvalidArgumentError
 

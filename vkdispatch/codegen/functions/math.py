@@ -15,10 +15,11 @@ import builtins
 import functools
 import math as pymath
 
-from vkdispatch.base import dtype as dt
-from vkdispatch.codegen.coercion import check_numeric, operand_text, scalar_of, with_scalar
+from vkdispatch import dtypes as dt
+from vkdispatch.codegen.coercion import check_numeric, operand_text, with_scalar
 from vkdispatch.codegen.literals import boolean, is_number, literal_fits, number_to_dtype
 from vkdispatch.codegen.variables import ShaderVariable, as_variable, builder_for, constructor
+from vkdispatch.dtypes import scalar_of
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["abs", "sign", "floor", "ceil", "trunc", "round", "round_even", "fract", "mod",

@@ -1,7 +1,7 @@
 """Registers (declared local variables) and casts (constructor expressions)."""
 from __future__ import annotations
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.context import get_builder
 from vkdispatch.codegen.literals import is_number
 from vkdispatch.codegen.variables import ShaderVariable, as_variable, constructor
