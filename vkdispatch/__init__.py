@@ -3,6 +3,8 @@
 ``import vkdispatch as vd``. See the documentation (docs/) for a tour; every public name below
 carries its own docstring.
 """
+import sys
+
 from vkdispatch.base.buffer import Buffer, asbuffer, from_cuda_array
 from vkdispatch.base.dlpack import from_dlpack
 from vkdispatch.base.profile import Profile, ProfileEvent, profile
@@ -44,6 +46,9 @@ from vkdispatch.shader.shader_function import (ShaderFunction, ShaderSource,
                                                make_shader_function)
 
 from vkdispatch import fft, reduce, vkfft  # noqa: E402,A004  (built on everything above)
+from vkdispatch.shader.launch import expose_public_namespace
+
+expose_public_namespace(sys.modules[__name__])  # launch expressions' ``vd``
 
 __version__ = "0.1.0"
 

@@ -20,13 +20,6 @@ PACKAGE = Path(vkdispatch.__file__).parent
 KP_PACKAGE = PACKAGE.parent / "kp"
 RANKS = {"errors": 0, "_native": 0, "dtypes": 1, "base": 2, "codegen": 2, "shader": 3,
          "execution_pipeline": 4, "reduce": 5, "fft": 5, "vkfft": 5, "kp": 5}
-# Imports allowed across the order, with the reason.
-EXCEPTIONS = {
-    # A launch expression string (``@vd.shader("vd.something(buf.size)")``) is evaluated with
-    # the public namespace in scope as ``vd``, so this module needs the top-level package object.
-    # It reads the package's attributes only when an expression runs, after the import ended.
-    ("shader.launch", "vkdispatch"),
-}
 
 
 def _modules():
@@ -68,8 +61,6 @@ def _violations(module: str, tree: ast.Module) -> list[str]:
     for target in _imported(tree, module):
         parts = target.split(".")
         layer = parts[1] if len(parts) > 1 else "vkdispatch"
-        if (module, target) in EXCEPTIONS:
-            continue
         if layer == "_native" and own != "base":
             found.append(f"{module} imports {target} (only base touches the native module)")
         elif layer == "codegen" and own == "kp":

@@ -10,7 +10,6 @@ import numbers
 from collections import namedtuple
 from typing import Any, Callable
 
-import vkdispatch
 from vkdispatch.errors import InvalidArgumentError, VkDispatchError
 from vkdispatch.shader.generated_code import evaluate
 
@@ -142,6 +141,16 @@ def check_local_size(local_size, max_size, max_invocations) -> tuple[int, int, i
     return size
 
 
+# The public namespace a launch expression sees as ``vd``: the top-level package hands itself
+# down when its import ends (this layer sits below it), before any expression can run.
+_PUBLIC: dict = {}
+
+
+def expose_public_namespace(package) -> None:
+    """Makes ``package`` (vkdispatch) the ``vd`` of launch expressions."""
+    _PUBLIC["vd"] = package
+
+
 # What a launch expression may call besides the parameters and ``vd``: arithmetic on sizes, not
 # imports or I/O (the expression is text that may come from a configuration file).
 _EXPRESSION_BUILTINS = {name: getattr(builtins, name) for name in (
@@ -152,7 +161,7 @@ _EXPRESSION_BUILTINS = {name: getattr(builtins, name) for name in (
 def _compile_expression(expression: str, names: list[str], what: str) -> Callable:
     source = f"lambda {', '.join(names)}: ({expression})"
     try:
-        function = evaluate(source, {"vd": vkdispatch, "__builtins__": _EXPRESSION_BUILTINS})
+        function = evaluate(source, {**_PUBLIC, "__builtins__": _EXPRESSION_BUILTINS})
     except SyntaxError as error:
         raise InvalidArgumentError(f"{what}={expression!r}: the launch expression is not valid "
                                    f"Python: {error.msg}") from None
