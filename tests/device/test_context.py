@@ -148,6 +148,17 @@ def test_select_queue_families_default_follows_reference_rule(context):
         assert vd.select_queue_families(index, None) == families
 
 
+def test_context_with_multi_queue_and_no_count_takes_the_default_families(context, rng):
+    device = context.device_ids[0]
+    ctx = vd.create_context(device_ids=[device], multi_queue=True)
+    try:
+        assert ctx.queue_families == [vd.select_queue_families(device)]
+        with ctx:
+            assert_roundtrip(rng)
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize("count", [1, 2, 3, 5])
 def test_select_queue_families_explicit_count_gives_that_many_even_beyond_hardware(context, rng,
                                                                                   count):

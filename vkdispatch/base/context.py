@@ -391,7 +391,7 @@ def _default_families(device_ids: list[int], queue_counts, multi_queue: bool) ->
             raise InvalidArgumentError(f"queue_counts must have one entry per device "
                                        f"({len(device_ids)}), got {len(counts)}")
     for count in counts:
-        if not 1 <= count <= MAX_QUEUES_PER_DEVICE:
+        if count is not None and not 1 <= count <= MAX_QUEUES_PER_DEVICE:  # None: the default
             raise InvalidArgumentError(f"queue_counts: each device takes 1 to "
                                        f"{MAX_QUEUES_PER_DEVICE} queues, got {queue_counts!r}")
     return [select_queue_families(dev, count) for dev, count in zip(device_ids, counts)]
