@@ -26,7 +26,7 @@ from c_log cimport LogLevel, log as native_log, setInterruptCheck, setLogLevel, 
 from c_log cimport deliverDeferredLogs, setDeliveryCheck
 from c_log cimport recordValidationError, takeValidationErrors
 cimport c_compute as cp
-cimport c_fft as ff
+cimport c_vkfft as vf
 cimport c_runtime as rt
 
 cnp.import_array()  # numpy's C API: reads into new arrays, kp's host views
@@ -686,7 +686,7 @@ cdef class NativeComputePlan(Closable):
         _check_validation()
 
 
-cdef class NativeFftPlan(Closable):
+cdef class NativeVkfftPlan(Closable):
     """A VkFFT transform of one geometry, built on every device of a context.
 
     ``size`` is in VkFFT's order (the contiguous axis first), padded to three entries with 1s;
@@ -696,7 +696,7 @@ cdef class NativeFftPlan(Closable):
     """
     cdef NativeContext context
     cdef NativePipelineCache cache  # kept alive while the plan may build applications
-    cdef unique_ptr[ff.FftPlan] ptr
+    cdef unique_ptr[vf.VkfftPlan] ptr
     cdef object __weakref__
 
     def __cinit__(self, NativeContext ctx, int dimensions, tuple size, tuple omitted,
@@ -707,9 +707,9 @@ cdef class NativeFftPlan(Closable):
                   uint32_t coordinate_features=1, uint64_t input_bytes=0,
                   bint keep_shader_code=False, uint32_t runs=1, list binaries=None,
                   NativePipelineCache cache=None):
-        cdef rt.Context* native_ctx = _open_context(ctx, self, "the FFT plan")
+        cdef rt.Context* native_ctx = _open_context(ctx, self, "the VkFFT plan")
         cdef cp.PipelineCache* native_cache = NULL
-        cdef ff.VkfftGeometry g
+        cdef vf.VkfftGeometry g
         cdef list entered = []
         cdef vector[vector[uint32_t]] words
         cdef int d
@@ -720,7 +720,7 @@ cdef class NativeFftPlan(Closable):
             g.pad_left[d] = pad_left[d]
             g.pad_right[d] = pad_right[d]
         g.batches = batches
-        g.precision = ff.FftPrecision.Double if double_precision else ff.FftPrecision.Single
+        g.precision = vf.VkfftPrecision.Double if double_precision else vf.VkfftPrecision.Single
         g.r2c = r2c
         g.normalize = normalize
         g.frequency_zeropadding = frequency_zeropadding
@@ -740,7 +740,7 @@ cdef class NativeFftPlan(Closable):
             if cache is not None:
                 native_cache = cache.ptr.get()
             with nogil:
-                self.ptr.reset(new ff.FftPlan(native_ctx[0], g, words, native_cache))
+                self.ptr.reset(new vf.VkfftPlan(native_ctx[0], g, words, native_cache))
         finally:
             _leave_all(entered)
         _check_validation()
@@ -780,12 +780,12 @@ cdef vector[uint32_t] _words_of(bytes blob) except *:
 
 def vkfft_result_name(int result):
     """The name of a VkFFTResult code."""
-    return ff.vkfftResultName(result).decode()
+    return vf.vkfftResultName(result).decode()
 
 
 def vkfft_version():
     """VkFFT's version, major * 10000 + minor * 100 + patch."""
-    return ff.vkfftVersion()
+    return vf.vkfftVersion()
 
 
 def live_compute_plan_count():
@@ -1001,8 +1001,8 @@ cdef class NativeCommandList(Closable):
         self._append(new cp.UpdateBufferCommand(self.context.ptr.get()[0], target[0], offset,
                                                 src, data.shape[0]))
 
-    def record_fft(self, NativeFftPlan plan, NativeBuffer buffer, int direction,
-                   NativeBuffer input=None, NativeBuffer kernel=None):
+    def record_vkfft(self, NativeVkfftPlan plan, NativeBuffer buffer, int direction,
+                     NativeBuffer input=None, NativeBuffer kernel=None):
         """Appends ``plan`` run on ``buffer`` (direction -1 forward, 1 inverse), reading
         ``input`` instead when the plan has an input buffer, and multiplying by ``kernel`` when it
         convolves."""
@@ -1011,14 +1011,14 @@ cdef class NativeCommandList(Closable):
         cdef rt.Buffer* target = self._buffer(buffer, "buffer")
         cdef rt.Buffer* source = self._buffer(input, "input") if input is not None else NULL
         cdef rt.Buffer* weights = self._buffer(kernel, "kernel") if kernel is not None else NULL
-        cdef ff.FftCommand* command
+        cdef vf.VkfftCommand* command
         # The list too: another thread may close it (or its context) while the GIL is free.
         _enter_all([self, plan, buffer] + [b for b in (input, kernel) if b is not None],
                    entered)
         try:
             with nogil:  # the first use of a plan on new buffers builds VkFFT applications
-                command = new ff.FftCommand(plan.ptr.get()[0], target[0], direction, source,
-                                            weights)
+                command = new vf.VkfftCommand(plan.ptr.get()[0], target[0], direction, source,
+                                              weights)
             self._append(command)
         finally:
             _leave_all(entered)
