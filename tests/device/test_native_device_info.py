@@ -1,7 +1,7 @@
 """The dict the native module builds for each real device has exactly DEVICE_INFO_FIELDS as keys.
 
 tests/unit/test_device_info_fields.py checks the same lists as source text without a GPU; this
-checks what the compiled wrapper.pyx really returns.
+checks what the compiled module (bindings/device.pxi) really returns.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_native_device_dict_every_device_has_exactly_device_info_fields(native_d
         extra = [name for name in fields if name not in DEVICE_INFO_FIELDS]
         assert not missing and not extra, (
             f"device {fields.get('dev_index')} ({fields.get('device_name')}): the dict from "
-            f"_device_dict (wrapper.pyx) lacks {missing} and has {extra}, which "
+            f"_device_dict (device.pxi) lacks {missing} and has {extra}, which "
             "DEVICE_INFO_FIELDS (vkdispatch/base/device_info.py) does not list")
 
 

@@ -23,10 +23,10 @@ from test_fft_transforms import C, EPS32, EPS64, assert_fft_close, crandom, need
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
-from vkdispatch.base import disk_cache
-from vkdispatch.base import fft_plan as fft_plan_module
+from vkdispatch.base import disk_cache, vkfft_native_plan
 from vkdispatch.codegen.abbreviations import Buff, Const, c64, f32
 from vkdispatch.vkfft import vkfft_dispatcher
+from vkdispatch.vkfft.vkfft_config import VkFFTConfig
 
 CC = 2 * C  # a forward and an inverse transform
 
@@ -445,9 +445,11 @@ def plan_builds(monkeypatch):
     built = []
 
     class Counting(vd.vkfft.VkFFTPlan):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            built.append(self)
+        @classmethod
+        def from_config(cls, config):
+            plan = super().from_config(config)
+            built.append(plan)
+            return plan
 
     monkeypatch.setattr(vkfft_dispatcher, "VkFFTPlan", Counting)
     return built
@@ -459,12 +461,13 @@ def test_plan_cache_reuses_plans_until_cleared(context, rng, plan_builds):
     x, y = crandom(rng, shape), crandom(rng, shape)
     assert_fft_close(transformed(x, vd.vkfft.fft), np_ref(x, np.fft.fft), 40, EPS32)
     assert len(plan_builds) == 1
-    plan = vkfft_dispatcher.get_fft_plan(shape, axes=(1,), normalize=True)
+    plan = vkfft_dispatcher.get_fft_plan(VkFFTConfig(shape, axes=(1,), normalize=True))
     assert plan is plan_builds[0]
     # Another buffer of the same geometry, the inverse and list axes: the same plan.
     assert_fft_close(transformed(y, vd.vkfft.fft), np_ref(y, np.fft.fft), 40, EPS32)
     assert_fft_close(transformed(y, vd.vkfft.ifft, axis=[1]), np_ref(y, np.fft.ifft), 40, EPS32)
-    assert vkfft_dispatcher.get_fft_plan(list(shape), axes=[1], normalize=True) is plan
+    listed = VkFFTConfig(list(shape), axes=[1], normalize=True)
+    assert vkfft_dispatcher.get_fft_plan(listed) is plan
     assert len(plan_builds) == 1
     # A different geometry builds another.
     assert_fft_close(transformed(x, vd.vkfft.fft, axis=0), np_ref(x, np.fft.fft, axis=0), 3,
@@ -473,7 +476,8 @@ def test_plan_cache_reuses_plans_until_cleared(context, rng, plan_builds):
     vd.vkfft.clear_plan_cache()
     assert_fft_close(transformed(x, vd.vkfft.fft), np_ref(x, np.fft.fft), 40, EPS32)
     assert len(plan_builds) == 3
-    assert vkfft_dispatcher.get_fft_plan(shape, axes=(1,), normalize=True) is not plan
+    config = VkFFTConfig(shape, axes=(1,), normalize=True)
+    assert vkfft_dispatcher.get_fft_plan(config) is not plan
 
 
 @pytest.mark.parametrize("normalize", [False, True])
@@ -515,8 +519,8 @@ def vkfft_disk_cache(monkeypatch, tmp_path):
         written.append(path)
         return write_entry(path, data)
 
-    write_entry = fft_plan_module.write_entry
-    monkeypatch.setattr(fft_plan_module, "write_entry", spy)
+    write_entry = vkfft_native_plan.write_entry
+    monkeypatch.setattr(vkfft_native_plan, "write_entry", spy)
     return tmp_path / "vkdispatch" / "vkfft", written
 
 

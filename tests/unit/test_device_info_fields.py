@@ -3,7 +3,7 @@
 One device property is listed in five places: the C++ struct ``DeviceInfo``
 (vkdispatch_native/include/vkdispatch/device_info.hpp), its Cython declaration
 (vkdispatch_native/bindings/c_device_info.pxd), the dict that ``_device_dict`` builds in
-vkdispatch_native/bindings/wrapper.pyx, ``DEVICE_INFO_FIELDS`` (vkdispatch/base/device_info.py)
+vkdispatch_native/bindings/device.pxi, ``DEVICE_INFO_FIELDS`` (vkdispatch/base/device_info.py)
 and the dummy backend's ``dummy_device_fields()``. The C++ struct is the source of truth: each
 member becomes the Python field of the same name unless RENAMED or NATIVE_ONLY below says
 otherwise, and every other list must match it. The sources are read as text, so no compiler
@@ -24,7 +24,7 @@ from vkdispatch.base.device_info import DEVICE_INFO_FIELDS
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = ROOT / "vkdispatch_native/include/vkdispatch/device_info.hpp"
 PXD = ROOT / "vkdispatch_native/bindings/c_device_info.pxd"
-WRAPPER = ROOT / "vkdispatch_native/bindings/wrapper.pyx"
+DEVICE_PXI = ROOT / "vkdispatch_native/bindings/device.pxi"
 STRUCT = "DeviceInfo"
 DICT_FUNCTION = "_device_dict"
 
@@ -45,7 +45,7 @@ NATIVE_ONLY = {
 SOURCE_NAMES = {
     "header": "device_info.hpp",
     "pxd": "c_device_info.pxd",
-    "dict": f"wrapper.pyx {DICT_FUNCTION}",
+    "dict": f"device.pxi {DICT_FUNCTION}",
     "python": "DEVICE_INFO_FIELDS",
     "dummy": "dummy_device_fields()",
 }
@@ -296,7 +296,7 @@ def _last_word_outside_brackets(part, line) -> str:
     return words[-1]
 
 
-# ---- wrapper.pyx: the keys of the dict literal _device_dict returns ----------------------------
+# ---- device.pxi: the keys of the dict literal _device_dict returns -----------------------------
 
 def device_dict_entries(text: str, function: str) -> list[tuple[str, set[str]]]:
     """(key, members of the DeviceInfo argument that its value reads) per entry of the dict
@@ -359,12 +359,12 @@ def _duplicates(source: str, names: list[str]) -> list[str]:
     return [f"{SOURCE_NAMES[source]} lists {', '.join(twice)} more than once"] if twice else []
 
 
-def mismatches(header: str, pxd: str, wrapper: str, python_fields, dummy_fields) -> list[str]:
+def mismatches(header: str, pxd: str, bindings: str, python_fields, dummy_fields) -> list[str]:
     """Every disagreement between the five lists, one line each, naming the field and where it
     is missing; empty when they agree."""
     members = cpp_struct_members(header, STRUCT)
     declared = pxd_cppclass_members(pxd, STRUCT)
-    entries = device_dict_entries(wrapper, DICT_FUNCTION)
+    entries = device_dict_entries(bindings, DICT_FUNCTION)
     keys = [key for key, _ in entries]
 
     report = [f"{SOURCE_NAMES['header']}: {kind} table names '{m}', which is not a member of "
@@ -401,7 +401,7 @@ def mismatches(header: str, pxd: str, wrapper: str, python_fields, dummy_fields)
 
 
 def _real_sources() -> tuple:
-    return (HEADER.read_text(), PXD.read_text(), WRAPPER.read_text(), DEVICE_INFO_FIELDS,
+    return (HEADER.read_text(), PXD.read_text(), DEVICE_PXI.read_text(), DEVICE_INFO_FIELDS,
             list(dummy_device_fields()))
 
 
@@ -414,10 +414,10 @@ def test_device_info_fields_all_sources_agree():
 
 def test_device_info_fields_parsed_from_each_source_are_plausible():
     """Guards against a parser that silently finds nothing (which would 'agree' trivially)."""
-    header, pxd, wrapper, _, _ = _real_sources()
+    header, pxd, bindings, _, _ = _real_sources()
     assert len(cpp_struct_members(header, STRUCT)) >= len(DEVICE_INFO_FIELDS)
     assert len(pxd_cppclass_members(pxd, STRUCT)) >= len(DEVICE_INFO_FIELDS)
-    assert len(device_dict_entries(wrapper, DICT_FUNCTION)) == len(DEVICE_INFO_FIELDS)
+    assert len(device_dict_entries(bindings, DICT_FUNCTION)) == len(DEVICE_INFO_FIELDS)
 
 
 PROBE = "probe_field"
@@ -427,7 +427,7 @@ _EDITS = [
     ("header", (r"struct DeviceInfo\b[^{;]*\{", "\n    uint32_t probe_field = 0;"),
      "c_device_info.pxd"),
     ("pxd", (r"cppclass DeviceInfo\b[^\n]*:", "\n        uint32_t probe_field"), "device_info.hpp"),
-    ("wrapper", (r"\b_device_dict\(.*?return \{", '"probe_field": 0,'), "DEVICE_INFO_FIELDS"),
+    ("bindings", (r"\b_device_dict\(.*?return \{", '"probe_field": 0,'), "DEVICE_INFO_FIELDS"),
     ("python", None, "dummy_device_fields()"),
     ("dummy", None, "DEVICE_INFO_FIELDS"),
 ]
@@ -435,27 +435,27 @@ _EDITS = [
 
 @pytest.mark.parametrize("source, edit, missing_from", _EDITS, ids=[e[0] for e in _EDITS])
 def test_device_info_fields_field_added_to_one_source_is_reported(source, edit, missing_from):
-    header, pxd, wrapper, python_fields, dummy_fields = _real_sources()
-    texts = {"header": header, "pxd": pxd, "wrapper": wrapper}
+    header, pxd, bindings, python_fields, dummy_fields = _real_sources()
+    texts = {"header": header, "pxd": pxd, "bindings": bindings}
     if edit is not None:
         anchor = re.search(edit[0], texts[source], re.S)
         assert anchor, f"the edit anchor {edit[0]!r} is gone; update _EDITS"
         texts[source] = texts[source][:anchor.end()] + edit[1] + texts[source][anchor.end():]
     python_fields = list(python_fields) + [PROBE] * (source == "python")
     dummy_fields = list(dummy_fields) + [PROBE] * (source == "dummy")
-    report = mismatches(texts["header"], texts["pxd"], texts["wrapper"], python_fields,
+    report = mismatches(texts["header"], texts["pxd"], texts["bindings"], python_fields,
                         dummy_fields)
     assert any(PROBE in line and missing_from in line.split(" (present in")[0]
                for line in report), report
 
 
 def test_device_info_fields_rename_not_applied_in_dict_is_reported():
-    header, pxd, wrapper, python_fields, dummy_fields = _real_sources()
-    assert '"dev_index": d.index' in wrapper, "the edit anchor is gone; update this test"
-    wrapper = wrapper.replace('"dev_index": d.index', '"index": d.index', 1)
-    report = "\n".join(mismatches(header, pxd, wrapper, python_fields, dummy_fields))
-    assert "member index: wrapper.pyx _device_dict stores it as 'index'" in report
-    assert "dev_index (C++ index): missing from wrapper.pyx _device_dict" in report
+    header, pxd, bindings, python_fields, dummy_fields = _real_sources()
+    assert '"dev_index": d.index' in bindings, "the edit anchor is gone; update this test"
+    bindings = bindings.replace('"dev_index": d.index', '"index": d.index', 1)
+    report = "\n".join(mismatches(header, pxd, bindings, python_fields, dummy_fields))
+    assert "member index: device.pxi _device_dict stores it as 'index'" in report
+    assert "dev_index (C++ index): missing from device.pxi _device_dict" in report
 
 
 # ---- the parsers on awkward input --------------------------------------------------------------

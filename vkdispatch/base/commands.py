@@ -20,7 +20,7 @@ from vkdispatch.base.image import Image
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["Command", "Dispatch", "BufferCopy", "BufferFill", "BufferUpdate", "ImageCopy",
-           "FFTRun", "Barrier"]
+           "VkFFTRun", "Barrier"]
 
 
 class Dispatch(NamedTuple):
@@ -180,7 +180,7 @@ class ImageCopy(NamedTuple):
                                       src_offset)
 
 
-class FFTRun(NamedTuple):
+class VkFFTRun(NamedTuple):
     """A :class:`~vkdispatch.vkfft.VkFFTPlan` run on ``buffer``: ``direction`` -1 forward, 1
     inverse; ``input`` is read instead of ``buffer`` by a plan made with an input, ``kernel``
     multiplies the spectrum in a convolution plan. Declares a read and write of ``buffer`` and
@@ -197,9 +197,9 @@ class FFTRun(NamedTuple):
         return tuple(h for h in (self.plan, self.buffer, self.input, self.kernel) if h is not None)
 
     def _record_into(self, native_list) -> None:
-        native_list.record_fft(self.plan._native, self.buffer._native, self.direction,
-                               None if self.input is None else self.input._native,
-                               None if self.kernel is None else self.kernel._native)
+        native_list.record_vkfft(self.plan._native, self.buffer._native, self.direction,
+                                 None if self.input is None else self.input._native,
+                                 None if self.kernel is None else self.kernel._native)
 
 
 class Barrier(NamedTuple):
@@ -214,5 +214,5 @@ class Barrier(NamedTuple):
         native_list.record_barrier()
 
 
-Command = (Dispatch, BufferCopy, BufferFill, BufferUpdate, ImageCopy, FFTRun, Barrier)
+Command = (Dispatch, BufferCopy, BufferFill, BufferUpdate, ImageCopy, VkFFTRun, Barrier)
 """The command types, for ``isinstance(value, Command)``."""

@@ -239,10 +239,10 @@ class CommandGraph(Handle, DispatchTarget):
 
     def record_command(self, command) -> None:
         """Records a command of :mod:`vkdispatch.base.commands` (a copy, fill, update, image
-        copy, FFT run or barrier) after the calls recorded so far."""
+        copy, VkFFT run or barrier) after the calls recorded so far."""
         if not isinstance(command, Command) or isinstance(command, Dispatch):
             raise InvalidTypeError(f"command must be a BufferCopy, BufferFill, BufferUpdate, "
-                                   f"ImageCopy, FFTRun or Barrier of vkdispatch.base.commands, "
+                                   f"ImageCopy, VkFFTRun or Barrier of vkdispatch.base.commands, "
                                    f"got {type(command).__name__} (record shader calls by calling "
                                    "the shader with graph=)")
         if self._destroyed:

@@ -20,9 +20,10 @@ from vkdispatch.base.buffer import Buffer, normalize_shape
 from vkdispatch.base.compute_plan import ComputePlan, context_plan
 from vkdispatch.base.context import Context
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
-from vkdispatch.vkfft.functions import _complex_buffer
 from vkdispatch.execution_pipeline.graphs import graph_or_global
-from vkdispatch.vkfft.vkfft_dispatcher import FFTConfig, execute_fft_plan, sanitize_input_tuple
+from vkdispatch.vkfft.functions import _complex_buffer
+from vkdispatch.vkfft.vkfft_config import VkFFTConfig
+from vkdispatch.vkfft.vkfft_dispatcher import execute_fft_plan
 
 __all__ = ["convolve2D", "transpose_kernel2D"]
 
@@ -77,9 +78,9 @@ def transpose_kernel2D(kernel: Buffer, shape: Tuple[int, ...] = None, graph=None
         raise InvalidArgumentError(f"kernel: shape {(batches, height, width)} needs {needed} "
                                    f"bytes of {kernel.var_type.name}; the kernel (shape "
                                    f"{kernel.shape}) has {kernel.mem_size}")
-    config = FFTConfig(kernel._handle, (height, width), kernel_convolution=True,
-                       convolution_features=1, num_batches=batches,
-                       keep_shader_code=keep_shader_code, fourier_type=kernel.var_type)
+    config = VkFFTConfig((height, width), kernel_convolution=True, convolution_features=1,
+                         num_batches=batches, keep_shader_code=keep_shader_code,
+                         fourier_type=kernel.var_type)
     execute_fft_plan(kernel, False, config, graph=graph)
 
 
@@ -112,11 +113,10 @@ def convolve2D(buffer: Buffer, kernel: Buffer, normalize: bool = False,
         raise InvalidArgumentError(f"kernel: shape {kernel.shape} must match the buffer's "
                                    f"{buffer.shape} (one prepared kernel per image)")
     graph = graph_or_global(graph)
-    config = FFTConfig(buffer._handle, (height, width), normalize=bool(normalize),
-                       padding=sanitize_input_tuple(padding), kernel_count=1,
-                       conjugate_convolution=2 if conjugate_kernel else 0, convolution_features=1,
-                       keep_shader_code=keep_shader_code, fourier_type=buffer.var_type,
-                       runs=batches)
+    config = VkFFTConfig((height, width), normalize=normalize, padding=padding, kernel_count=1,
+                         conjugate_convolution=2 if conjugate_kernel else 0,
+                         convolution_features=1, keep_shader_code=keep_shader_code,
+                         fourier_type=buffer.var_type, runs=batches)
     execute_fft_plan(buffer, False, config, kernel=kernel, graph=graph)
     if not normalize and height > 1:
         _record_scale(graph, buffer, float(height))

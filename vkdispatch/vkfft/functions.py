@@ -10,8 +10,8 @@ from vkdispatch.base.rfft_buffer import RFFTBuffer
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.buffer_copy import copy
 from vkdispatch.execution_pipeline.graphs import buffer_key, graph_or_global, repeat_or_record
-from vkdispatch.vkfft.vkfft_dispatcher import FFTConfig, execute_fft_plan
-from vkdispatch.vkfft.vkfft_plan import python_axes
+from vkdispatch.vkfft.vkfft_config import VkFFTConfig, python_axes
+from vkdispatch.vkfft.vkfft_dispatcher import execute_fft_plan
 
 __all__ = ["fft", "fft2", "fft3", "ifft", "ifft2", "ifft3", "rfft", "rfft2", "rfft3", "irfft",
            "irfft2", "irfft3"]
@@ -85,10 +85,9 @@ def fft(buffer: Buffer, input_buffer: Buffer = None, buffer_shape=None, graph=No
         return
 
     def record() -> None:
-        config = FFTConfig(buffer._handle, shape, do_r2c=r2c, axes=axes,
-                           normalize=normalize_inverse, input_shape=input_shape,
-                           input_type=input_type, keep_shader_code=print_shader,
-                           fourier_type=buffer.var_type)
+        config = VkFFTConfig(shape, do_r2c=r2c, axes=axes, normalize=normalize_inverse,
+                             input_shape=input_shape, input_type=input_type,
+                             keep_shader_code=print_shader, fourier_type=buffer.var_type)
         execute_fft_plan(buffer, inverse, config, input=input_buffer, graph=graph)
 
     # A script's repeat submits the recorded run again (no plan lookup, no re-recording).

@@ -96,7 +96,7 @@ TEST(KomputeFftLayout, LayoutsDifferingInAnyOneFieldAreDifferentKeys) {
         [](FftLayout& l) { l.size[2] = 2; },
         [](FftLayout& l) { l.omitted[1] = true; },
         [](FftLayout& l) { l.batches = 2; },
-        [](FftLayout& l) { l.precision = vkdispatch::FftPrecision::Double; },
+        [](FftLayout& l) { l.precision = vkdispatch::VkfftPrecision::Double; },
     };
     for (size_t i = 0; i < changes.size(); ++i) {
         FftLayout changed = base;

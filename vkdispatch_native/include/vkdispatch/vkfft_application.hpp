@@ -4,13 +4,13 @@
 //
 // Why the buffers are fixed: VkFFT rewrites an application's descriptor sets whenever it is
 // appended with other buffers, which Vulkan forbids while a recording that binds those sets is
-// pending or kept for replay. So an application never changes its buffers; fft_plan.hpp keeps one
+// pending or kept for replay. So an application never changes its buffers; vkfft_plan.hpp keeps one
 // per set of buffers, and later applications of a plan load the kernels the first one compiled
 // (binary()) instead of compiling again.
 //
 // Only vkfft_application.cpp includes vkFFT.h (and works around its glslang mismatch).
 //
-// Thread safety: none; FftPlan serialises the use of each application.
+// Thread safety: none; VkfftPlan serialises the use of each application.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -25,7 +25,7 @@ namespace vkdispatch {
 class Device;
 class Queue;
 
-enum class FftPrecision : uint8_t { Single = 0, Double = 1 };
+enum class VkfftPrecision : uint8_t { Single = 0, Double = 1 };
 
 /// What VkFFT is asked to compute, in VkFFT's axis order (size[0] is the contiguous axis).
 struct VkfftGeometry {
@@ -33,7 +33,7 @@ struct VkfftGeometry {
     std::array<uint64_t, 3> size{1, 1, 1};  // unused dimensions are 1
     std::array<bool, 3> omitted{};          // dimensions batched over instead of transformed
     uint64_t batches = 1;
-    FftPrecision precision = FftPrecision::Single;
+    VkfftPrecision precision = VkfftPrecision::Single;
     bool r2c = false;        // real <-> complex along dimension 0 (padded in-place rows)
     bool normalize = false;  // inverses divide by the product of the transformed sizes
     std::array<uint64_t, 3> pad_left{}, pad_right{};  // a zero block per dimension (right > 0)
@@ -50,7 +50,7 @@ struct VkfftGeometry {
     uint32_t runs = 1;
 
     /// Bytes of one complex element.
-    uint64_t complexBytes() const noexcept { return precision == FftPrecision::Double ? 16 : 8; }
+    uint64_t complexBytes() const noexcept { return precision == VkfftPrecision::Double ? 16 : 8; }
     /// Bytes of the (in-place) data buffer VkFFT works on, every run together.
     uint64_t bufferBytes() const noexcept;
     /// Bytes of the separate input buffer, every run together (0 without one).

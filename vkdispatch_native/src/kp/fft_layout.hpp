@@ -23,7 +23,7 @@ struct FftLayout {
     std::array<uint64_t, 3> size{1, 1, 1};  // VkFFT's order: size[0] is the contiguous axis
     std::array<bool, 3> omitted{};
     uint64_t batches = 1;
-    vkdispatch::FftPrecision precision = vkdispatch::FftPrecision::Single;
+    vkdispatch::VkfftPrecision precision = vkdispatch::VkfftPrecision::Single;
 
     /// A complex-to-complex geometry whose inverse divides by the transformed lengths' product,
     /// as numpy's ifft does.

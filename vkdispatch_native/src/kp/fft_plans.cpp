@@ -2,7 +2,7 @@
 
 #include "kompute/Tensor.hpp"
 #include "vkdispatch/context.hpp"
-#include "vkdispatch/fft_plan.hpp"
+#include "vkdispatch/vkfft_plan.hpp"
 
 namespace kp::detail {
 namespace {
@@ -24,15 +24,15 @@ FftPlans::Planned& FftPlans::planned(vkdispatch::Context& context, const FftLayo
     for (auto it = m_plans.begin(); it != m_plans.end(); ++it)
         if (it->layout == layout) return promote(m_plans, it, kRememberedPlans);
     // No kernels saved by earlier processes: kp has no disk cache of its own.
-    auto plan = std::make_shared<vkdispatch::FftPlan>(context, layout.geometry(),
-                                                      std::vector<std::vector<uint32_t>>{});
+    auto plan = std::make_shared<vkdispatch::VkfftPlan>(context, layout.geometry(),
+                                                        std::vector<std::vector<uint32_t>>{});
     m_plans.push_front(Planned{layout, std::move(plan), {}});
     return promote(m_plans, m_plans.begin(), kRememberedPlans);
 }
 
-std::shared_ptr<vkdispatch::FftBinding> FftPlans::binding(vkdispatch::Context& context,
-                                                          const FftLayout& layout,
-                                                          const std::shared_ptr<Tensor>& tensor) {
+std::shared_ptr<vkdispatch::VkfftBinding> FftPlans::binding(vkdispatch::Context& context,
+                                                            const FftLayout& layout,
+                                                            const std::shared_ptr<Tensor>& tensor) {
     std::lock_guard<std::mutex> lock(m_mutex);
     Planned& entry = planned(context, layout);
     entry.bound.remove_if([](const Bound& bound) {

@@ -19,8 +19,8 @@
 
 namespace vkdispatch {
 class Context;
-class FftBinding;
-class FftPlan;
+class VkfftBinding;
+class VkfftPlan;
 }  // namespace vkdispatch
 
 namespace kp {
@@ -37,10 +37,10 @@ public:
     FftPlans& operator=(const FftPlans&) = delete;
 
     /// The binding of `tensor` (alive, made on `context`) to the plan of `layout`, each built on
-    /// first use. Throws what FftPlan throws for a layout VkFFT cannot plan.
-    std::shared_ptr<vkdispatch::FftBinding> binding(vkdispatch::Context& context,
-                                                    const FftLayout& layout,
-                                                    const std::shared_ptr<Tensor>& tensor);
+    /// first use. Throws what VkfftPlan throws for a layout VkFFT cannot plan.
+    std::shared_ptr<vkdispatch::VkfftBinding> binding(vkdispatch::Context& context,
+                                                      const FftLayout& layout,
+                                                      const std::shared_ptr<Tensor>& tensor);
 
     /// How many plans, and bindings per plan, are remembered (the least recently used go).
     static constexpr size_t kRememberedPlans = 16;
@@ -49,11 +49,11 @@ public:
 private:
     struct Bound {
         std::weak_ptr<Tensor> tensor;
-        std::shared_ptr<vkdispatch::FftBinding> binding;
+        std::shared_ptr<vkdispatch::VkfftBinding> binding;
     };
     struct Planned {
         FftLayout layout;
-        std::shared_ptr<vkdispatch::FftPlan> plan;
+        std::shared_ptr<vkdispatch::VkfftPlan> plan;
         std::list<Bound> bound;  // most recent first
     };
 

@@ -7,12 +7,12 @@
 #include "kompute/Tensor.hpp"
 #include "runtime.hpp"
 #include "vkdispatch/errors.hpp"
-#include "vkdispatch/fft_plan.hpp"
+#include "vkdispatch/vkfft_plan.hpp"
 
 namespace kp {
 namespace {
 
-using vkdispatch::FftPrecision;
+using vkdispatch::VkfftPrecision;
 using vkdispatch::InvalidArgumentError;
 
 std::string named(size_t index) {
@@ -20,15 +20,15 @@ std::string named(size_t index) {
 }
 
 // The precision of the complex values a tensor holds, from its data type.
-FftPrecision precisionOf(const Memory& tensor, size_t index) {
+VkfftPrecision precisionOf(const Memory& tensor, size_t index) {
     switch (tensor.dataType()) {
-        case Memory::DataTypes::eFloat: return FftPrecision::Single;
+        case Memory::DataTypes::eFloat: return VkfftPrecision::Single;
         case Memory::DataTypes::eDouble:
             if (!tensor.runtime()->device().info().float_64_support)
                 throw InvalidArgumentError(named(index) +
                                            " is of type eDouble, but the device has no 64-bit "
                                            "floats; use eFloat");
-            return FftPrecision::Double;
+            return VkfftPrecision::Double;
         default: break;
     }
     throw InvalidArgumentError(named(index) + " is of type " + toString(tensor.dataType()) +

@@ -23,7 +23,7 @@
 #include "kompute/operations/OpBase.hpp"
 
 namespace vkdispatch {
-class FftBinding;
+class VkfftBinding;
 }
 
 namespace kp {
@@ -52,7 +52,7 @@ private:
     // the bindings' VkFFT applications must go before the device does.
     std::shared_ptr<detail::Runtime> m_runtime;
     std::vector<std::shared_ptr<Memory>> m_tensors;
-    std::vector<std::shared_ptr<vkdispatch::FftBinding>> m_bindings;  // per tensor
+    std::vector<std::shared_ptr<vkdispatch::VkfftBinding>> m_bindings;  // per tensor
     int m_direction;  // VkFFT's: -1 forward, 1 inverse
 };
 

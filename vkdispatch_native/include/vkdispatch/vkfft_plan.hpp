@@ -3,7 +3,7 @@
 // when the plan is created, so a size VkFFT cannot plan fails there, and saved for the next
 // process with binaries()) and the applications bound to the buffers it has run on.
 //
-// An FftBinding is the set of applications (one per queue) bound to one (buffer, input, kernel)
+// A VkfftBinding is the set of applications (one per queue) bound to one (buffer, input, kernel)
 // triple; commands share it, and it outlives the plan while a command holds it. The plan
 // remembers its most recent bindings so that calling the same transform on the same buffers
 // again reuses them; an older binding is released when no command holds it, its applications
@@ -26,15 +26,15 @@ class Buffer;
 class Context;
 class PipelineCache;
 
-class FftBinding {
+class VkfftBinding {
 public:
     struct Kernels;  // what every binding of a plan builds its applications from
 
-    FftBinding(std::shared_ptr<Kernels> kernels, const VkfftBuffers* per_queue);
+    VkfftBinding(std::shared_ptr<Kernels> kernels, const VkfftBuffers* per_queue);
     /// Hands each application to its queue, destroyed once the queue passes its last use.
-    ~FftBinding();
-    FftBinding(const FftBinding&) = delete;
-    FftBinding& operator=(const FftBinding&) = delete;
+    ~VkfftBinding();
+    VkfftBinding(const VkfftBinding&) = delete;
+    VkfftBinding& operator=(const VkfftBinding&) = delete;
 
     /// Records the transform for queue `queue_index` (direction -1 forward, 1 inverse).
     void append(int queue_index, VkCommandBuffer cb, int direction);
@@ -52,7 +52,7 @@ private:
     std::vector<PerQueue> m_queues;
 };
 
-class FftPlan {
+class VkfftPlan {
 public:
     /// Builds the kernels on every device of `context`; `binaries[d]` (when given and not empty)
     /// are kernels an earlier plan of the same geometry saved for device d, loaded instead of
@@ -60,10 +60,10 @@ public:
     /// `context` and outlive the plan). Throws InvalidArgumentError for a geometry that cannot
     /// be planned (naming the field, or with VkFFT's reason) or a cache of another context,
     /// VkfftError for other VkFFT failures.
-    FftPlan(Context& context, const VkfftGeometry& geometry,
-            const std::vector<std::vector<uint32_t>>& binaries, PipelineCache* cache = nullptr);
-    FftPlan(const FftPlan&) = delete;
-    FftPlan& operator=(const FftPlan&) = delete;
+    VkfftPlan(Context& context, const VkfftGeometry& geometry,
+              const std::vector<std::vector<uint32_t>>& binaries, PipelineCache* cache = nullptr);
+    VkfftPlan(const VkfftPlan&) = delete;
+    VkfftPlan& operator=(const VkfftPlan&) = delete;
 
     Context& context() const noexcept;
     const VkfftGeometry& geometry() const noexcept;
@@ -71,12 +71,12 @@ public:
     std::vector<std::vector<uint32_t>> binaries() const;
     /// The binding for these buffers (`input` and `kernel` may be null), shared with earlier
     /// calls while the plan remembers it. Buffers must belong to the plan's context and be large
-    /// enough (checked by FftCommand).
-    std::shared_ptr<FftBinding> binding(Buffer& buffer, Buffer* input, Buffer* kernel);
+    /// enough (checked by VkfftCommand).
+    std::shared_ptr<VkfftBinding> binding(Buffer& buffer, Buffer* input, Buffer* kernel);
     /// A new binding to raw buffers, `per_queue[q]` for queue q of the context, that the plan
     /// does not remember: for callers that own their buffers and their own cache of bindings
     /// (kp::OpFFT). The buffers must outlive the binding and every recording that uses it.
-    std::shared_ptr<FftBinding> bind(const std::vector<VkfftBuffers>& per_queue);
+    std::shared_ptr<VkfftBinding> bind(const std::vector<VkfftBuffers>& per_queue);
 
     /// How many bindings a plan remembers.
     static constexpr size_t kRememberedBindings = 4;
@@ -84,9 +84,9 @@ public:
 private:
     using Key = std::tuple<uint64_t, uint64_t, uint64_t>;  // buffer serials (0 = none)
 
-    std::shared_ptr<FftBinding::Kernels> m_kernels;
+    std::shared_ptr<VkfftBinding::Kernels> m_kernels;
     std::mutex m_mutex;
-    std::list<std::pair<Key, std::shared_ptr<FftBinding>>> m_recent;  // most recent first
+    std::list<std::pair<Key, std::shared_ptr<VkfftBinding>>> m_recent;  // most recent first
 };
 
 }  // namespace vkdispatch

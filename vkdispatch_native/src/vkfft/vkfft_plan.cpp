@@ -1,4 +1,4 @@
-#include "vkdispatch/fft_plan.hpp"
+#include "vkdispatch/vkfft_plan.hpp"
 
 #include <string>
 
@@ -9,7 +9,7 @@
 
 namespace vkdispatch {
 
-struct FftBinding::Kernels {
+struct VkfftBinding::Kernels {
     Context& context;
     VkfftGeometry geometry;
     std::mutex mutex;
@@ -31,7 +31,7 @@ struct FftBinding::Kernels {
     }
 };
 
-FftBinding::FftBinding(std::shared_ptr<Kernels> kernels, const VkfftBuffers* per_queue)
+VkfftBinding::VkfftBinding(std::shared_ptr<Kernels> kernels, const VkfftBuffers* per_queue)
     : m_kernels(std::move(kernels)), m_queues(m_kernels->context.queueCount()) {
     // Built here, not at recording: a queue is busy recording then, and VkFFT submits to it
     // while it builds.
@@ -41,7 +41,7 @@ FftBinding::FftBinding(std::shared_ptr<Kernels> kernels, const VkfftBuffers* per
     }
 }
 
-FftBinding::~FftBinding() {
+VkfftBinding::~VkfftBinding() {
     for (size_t q = 0; q < m_queues.size(); ++q) {
         auto application =
             std::shared_ptr<VkfftApplication>(std::move(m_queues[q].application));
@@ -51,18 +51,18 @@ FftBinding::~FftBinding() {
     }
 }
 
-void FftBinding::append(int queue_index, VkCommandBuffer cb, int direction) {
+void VkfftBinding::append(int queue_index, VkCommandBuffer cb, int direction) {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_queues.at(static_cast<size_t>(queue_index)).application->append(cb, direction);
 }
 
-void FftBinding::markUsed(int queue_index, uint64_t value) noexcept {
+void VkfftBinding::markUsed(int queue_index, uint64_t value) noexcept {
     detail::raiseTo(m_queues[static_cast<size_t>(queue_index)].last_use, value);
 }
 
-FftPlan::FftPlan(Context& context, const VkfftGeometry& geometry,
-                 const std::vector<std::vector<uint32_t>>& binaries, PipelineCache* cache)
-    : m_kernels(std::make_shared<FftBinding::Kernels>(context, geometry)) {
+VkfftPlan::VkfftPlan(Context& context, const VkfftGeometry& geometry,
+                     const std::vector<std::vector<uint32_t>>& binaries, PipelineCache* cache)
+    : m_kernels(std::make_shared<VkfftBinding::Kernels>(context, geometry)) {
     const size_t devices = context.devices().size();
     if (!binaries.empty() && binaries.size() != devices)
         throw InvalidArgumentError("binaries: one per device (" + std::to_string(devices) +
@@ -83,16 +83,16 @@ FftPlan::FftPlan(Context& context, const VkfftGeometry& geometry,
     }
 }
 
-Context& FftPlan::context() const noexcept { return m_kernels->context; }
+Context& VkfftPlan::context() const noexcept { return m_kernels->context; }
 
-const VkfftGeometry& FftPlan::geometry() const noexcept { return m_kernels->geometry; }
+const VkfftGeometry& VkfftPlan::geometry() const noexcept { return m_kernels->geometry; }
 
-std::vector<std::vector<uint32_t>> FftPlan::binaries() const {
+std::vector<std::vector<uint32_t>> VkfftPlan::binaries() const {
     std::lock_guard<std::mutex> lock(m_kernels->mutex);
     return m_kernels->binaries;
 }
 
-std::shared_ptr<FftBinding> FftPlan::binding(Buffer& buffer, Buffer* input, Buffer* kernel) {
+std::shared_ptr<VkfftBinding> VkfftPlan::binding(Buffer& buffer, Buffer* input, Buffer* kernel) {
     const Key key{buffer.serial(), input ? input->serial() : 0, kernel ? kernel->serial() : 0};
     std::lock_guard<std::mutex> lock(m_mutex);
     for (auto it = m_recent.begin(); it != m_recent.end(); ++it) {
@@ -112,12 +112,12 @@ std::shared_ptr<FftBinding> FftPlan::binding(Buffer& buffer, Buffer* input, Buff
     return made;
 }
 
-std::shared_ptr<FftBinding> FftPlan::bind(const std::vector<VkfftBuffers>& per_queue) {
+std::shared_ptr<VkfftBinding> VkfftPlan::bind(const std::vector<VkfftBuffers>& per_queue) {
     if (per_queue.size() != static_cast<size_t>(context().queueCount()))
         throw InvalidArgumentError("per_queue: one set of buffers per queue of the context (" +
                                    std::to_string(context().queueCount()) + "), got " +
                                    std::to_string(per_queue.size()));
-    return std::make_shared<FftBinding>(m_kernels, per_queue.data());
+    return std::make_shared<VkfftBinding>(m_kernels, per_queue.data());
 }
 
 }  // namespace vkdispatch

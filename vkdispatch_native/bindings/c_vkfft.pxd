@@ -1,5 +1,5 @@
-# Declarations of the VkFFT stage: vkfft_application.hpp, fft_plan.hpp and fft_command.hpp. Every
-# call that can fail raises through raiseNativeError (bindings/error_translation.hpp).
+# Declarations of the VkFFT stage: vkfft_application.hpp, vkfft_plan.hpp and vkfft_command.hpp.
+# Every call that can fail raises through raiseNativeError (bindings/error_translation.hpp).
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libcpp cimport bool
 from libcpp.string cimport string
@@ -16,7 +16,7 @@ cdef extern from "<array>" namespace "std" nogil:
         uint64_t& operator[](size_t)
 
 cdef extern from "vkdispatch/vkfft_application.hpp" namespace "vkdispatch" nogil:
-    cdef enum class FftPrecision(uint8_t):
+    cdef enum class VkfftPrecision(uint8_t):
         Single
         Double
 
@@ -25,7 +25,7 @@ cdef extern from "vkdispatch/vkfft_application.hpp" namespace "vkdispatch" nogil
         uint64x3 size
         bool3 omitted
         uint64_t batches
-        FftPrecision precision
+        VkfftPrecision precision
         bool r2c
         bool normalize
         uint64x3 pad_left
@@ -44,15 +44,15 @@ cdef extern from "vkdispatch/vkfft_application.hpp" namespace "vkdispatch" nogil
     string vkfftResultName(int result)
     int vkfftVersion()
 
-cdef extern from "vkdispatch/fft_plan.hpp" namespace "vkdispatch" nogil:
-    cdef cppclass FftPlan:
-        FftPlan(Context& context, const VkfftGeometry& geometry,
-                const vector[vector[uint32_t]]& binaries,
-                PipelineCache* cache) except +raiseNativeError
+cdef extern from "vkdispatch/vkfft_plan.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass VkfftPlan:
+        VkfftPlan(Context& context, const VkfftGeometry& geometry,
+                  const vector[vector[uint32_t]]& binaries,
+                  PipelineCache* cache) except +raiseNativeError
         const VkfftGeometry& geometry()
         vector[vector[uint32_t]] binaries() except +raiseNativeError
 
-cdef extern from "vkdispatch/fft_command.hpp" namespace "vkdispatch" nogil:
-    cdef cppclass FftCommand(Command):
-        FftCommand(FftPlan& plan, Buffer& buffer, int direction, Buffer* input,
-                   Buffer* kernel) except +raiseNativeError
+cdef extern from "vkdispatch/vkfft_command.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass VkfftCommand(Command):
+        VkfftCommand(VkfftPlan& plan, Buffer& buffer, int direction, Buffer* input,
+                     Buffer* kernel) except +raiseNativeError

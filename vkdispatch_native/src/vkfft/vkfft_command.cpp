@@ -1,11 +1,11 @@
-#include "vkdispatch/fft_command.hpp"
+#include "vkdispatch/vkfft_command.hpp"
 
 #include <string>
 
 #include "vkdispatch/atomic_max.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/errors.hpp"
-#include "vkdispatch/fft_plan.hpp"
+#include "vkdispatch/vkfft_plan.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -34,8 +34,8 @@ void checkBuffer(const Buffer* buffer, uint64_t needed, const Context& context, 
 
 }  // namespace
 
-FftCommand::FftCommand(FftPlan& plan, Buffer& buffer, int direction, Buffer* input,
-                       Buffer* kernel)
+VkfftCommand::VkfftCommand(VkfftPlan& plan, Buffer& buffer, int direction, Buffer* input,
+                           Buffer* kernel)
     : Command(plan.context()),
       m_buffer(buffer),
       m_input(input),
@@ -55,12 +55,12 @@ FftCommand::FftCommand(FftPlan& plan, Buffer& buffer, int direction, Buffer* inp
     m_binding = plan.binding(buffer, input, kernel);
 }
 
-void FftCommand::record(VkCommandBuffer cb, RecordState& state, const uint8_t*) {
+void VkfftCommand::record(VkCommandBuffer cb, RecordState& state, const uint8_t*) {
     m_binding->append(state.queue_index, cb, m_direction);
     state.forgetBindings();
 }
 
-void FftCommand::markUsed(int queue_index, uint64_t value) noexcept {
+void VkfftCommand::markUsed(int queue_index, uint64_t value) noexcept {
     for (Buffer* used : {&m_buffer, m_input, m_kernel})
         if (used != nullptr) detail::raiseTo(used->replica(queue_index).last_use, value);
     m_binding->markUsed(queue_index, value);

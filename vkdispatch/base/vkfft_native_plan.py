@@ -1,5 +1,5 @@
-"""FFTPlan: a native VkFFT plan (kernels built on every device of the current context) from a
-geometry in VkFFT's terms; vd.vkfft's VkFFTPlan builds on it.
+"""VkFFTNativePlan: a native VkFFT plan (kernels built on every device of the current context)
+from a geometry in VkFFT's terms; vd.vkfft's VkFFTPlan builds on it.
 
 The kernels VkFFT compiles for a plan (glslang, 0.1-1 s) are stored in the disk cache under a
 key made of the geometry, VkFFT's version and each device's identity and driver, so the same
@@ -14,8 +14,7 @@ from vkdispatch.base.context import get_context
 from vkdispatch.base.disk_cache import disk_cache_enabled, entry_path, read_entry, write_entry
 from vkdispatch.base.handle import Handle
 
-__all__ = ["FFTPlan"]
-
+__all__ = ["VkFFTNativePlan"]
 
 
 def _verified(entry: bytes | None) -> bytes | None:
@@ -29,7 +28,7 @@ def _verified(entry: bytes | None) -> bytes | None:
 CONFIGURATION_REVISION = 2
 
 
-class FFTPlan(Handle):
+class VkFFTNativePlan(Handle):
     """A VkFFT plan built from ``geometry``: the keyword arguments of the native plan
     (``dimensions``, ``size`` and ``omitted`` in VkFFT's order, ``batches``,
     ``double_precision``, ``r2c``, ``normalize``, padding and convolution fields)."""
@@ -59,8 +58,8 @@ class FFTPlan(Handle):
         binaries = [_verified(read_entry(path)) for path in paths]
         if any(blob is None for blob in binaries):
             binaries = []
-        native = module.NativeFftPlan(self.context.native, binaries=binaries,
-                                      cache=self.context.pipeline_cache(), **self._geometry)
+        native = module.NativeVkfftPlan(self.context.native, binaries=binaries,
+                                        cache=self.context.pipeline_cache(), **self._geometry)
         if cached and not binaries:
             for path, blob in zip(paths, native.binaries()):
                 write_entry(path, blob)

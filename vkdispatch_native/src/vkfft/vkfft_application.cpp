@@ -389,12 +389,12 @@ void describeTransform(VkFFTConfiguration& c, const VkfftGeometry& g) {
         c.fft_zeropad_right[d] = g.pad_right[d];
     }
     c.numberBatches = g.batches;
-    c.doublePrecision = g.precision == FftPrecision::Double ? 1 : 0;
+    c.doublePrecision = g.precision == VkfftPrecision::Double ? 1 : 0;
     c.performR2C = g.r2c ? 1 : 0;
     // VkFFT runs two real lines as one complex line when their count along the next axis is
     // even: where that axis is not transformed (a batch), one line's rounding errors and NaN
     // then reach its neighbour's result (numpy keeps lines apart; measured 3.6e-2 relative).
-    // (What VkFFT generates changes: base/fft_plan.py's CONFIGURATION_REVISION says so.)
+    // (What VkFFT generates changes: base/vkfft_native_plan.py's CONFIGURATION_REVISION says so.)
     c.disableMergeSequencesR2C = g.r2c && (g.dimensions < 2 || g.omitted[1]) ? 1 : 0;
     c.normalize = g.normalize ? 1 : 0;
     c.frequencyZeroPadding = g.frequency_zeropadding ? 1 : 0;

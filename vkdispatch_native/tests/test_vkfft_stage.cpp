@@ -14,9 +14,9 @@
 #include "vkdispatch/command_list.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
-#include "vkdispatch/fft_command.hpp"
-#include "vkdispatch/fft_plan.hpp"
 #include "vkdispatch/pipeline_cache.hpp"
+#include "vkdispatch/vkfft_command.hpp"
+#include "vkdispatch/vkfft_plan.hpp"
 
 using namespace vkdispatch;
 using test::context;
@@ -69,23 +69,23 @@ uint64_t runList(CommandList& list) {
 
 // The relative error of `plan`'s forward transform of random lines of length n filling a
 // buffer of `elements` complex values, against a float64 DFT.
-double forwardError(FftPlan& plan, uint64_t n, uint64_t elements, unsigned seed) {
+double forwardError(VkfftPlan& plan, uint64_t n, uint64_t elements, unsigned seed) {
     Buffer buffer(context(), elements * 8);
     const auto data = randomComplex(elements, seed);
     upload(buffer, data);
     CommandList list(context());
-    list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
+    list.record(std::make_unique<VkfftCommand>(plan, buffer, -1, nullptr, nullptr));
     runList(list);
     return relativeError(download<float>(buffer, data.size()), dft(data, n, -1));
 }
 
 }  // namespace
 
-TEST(FftStage, BatchedLinesMatchADft) {
+TEST(VkfftStage, BatchedLinesMatchADft) {
     VKD_REQUIRE_DEVICE();
     for (uint64_t n : {8, 12, 7 * 5, 11 * 13, 1024}) {
         const uint64_t count = 6;
-        FftPlan plan(context(), lines(n, count), {});
+        VkfftPlan plan(context(), lines(n, count), {});
         EXPECT_LT(forwardError(plan, n, n * count, unsigned(n)), 1e-6 * std::log2(double(n)) + 1e-6)
             << "n = " << n;
     }
@@ -94,10 +94,10 @@ TEST(FftStage, BatchedLinesMatchADft) {
 // Bluestein's algorithm over several uploads (N = 4099 pads to more than a workgroup holds):
 // the plan's reverse-pass axes have objects of their own, which must go with the plan (under
 // the validation layer, make test-native-validation, a leak is reported at device destruction).
-TEST(FftStage, ABluesteinLengthOfSeveralUploadsMatchesADft) {
+TEST(VkfftStage, ABluesteinLengthOfSeveralUploadsMatchesADft) {
     VKD_REQUIRE_DEVICE();
     const uint64_t n = 4099, count = 2;
-    FftPlan plan(context(), lines(n, count), {});
+    VkfftPlan plan(context(), lines(n, count), {});
     EXPECT_LT(forwardError(plan, n, n * count, 11), 1e-5);
 }
 
@@ -105,45 +105,45 @@ TEST(FftStage, ABluesteinLengthOfSeveralUploadsMatchesADft) {
 // saves setlocale(LC_ALL, nullptr) and restores it after its own setlocale call freed that
 // name: a read after free under AddressSanitizer (make test-sanitize) unless the plan is built
 // from the "C" locale. The caller's locale must survive the build either way.
-TEST(FftStage, APlanBuiltUnderACompositeLocaleKeepsIt) {
+TEST(VkfftStage, APlanBuiltUnderACompositeLocaleKeepsIt) {
     VKD_REQUIRE_DEVICE();
     const std::string before = setlocale(LC_ALL, nullptr);
     if (setlocale(LC_CTYPE, "C.UTF-8") == nullptr) GTEST_SKIP() << "no C.UTF-8 locale";
     const std::string composite = setlocale(LC_ALL, nullptr);
-    FftPlan plan(context(), lines(24, 2), {});
+    VkfftPlan plan(context(), lines(24, 2), {});
     EXPECT_EQ(setlocale(LC_ALL, nullptr), composite);
     EXPECT_LT(forwardError(plan, 24, 48, 24u), 1e-5);
     setlocale(LC_ALL, before.c_str());
 }
 
-TEST(FftStage, NormalisedInverseUndoesTheForwardInOneList) {
+TEST(VkfftStage, NormalisedInverseUndoesTheForwardInOneList) {
     VKD_REQUIRE_DEVICE();
     VkfftGeometry g = lines(48, 5);
     g.normalize = true;
-    FftPlan plan(context(), g, {});
+    VkfftPlan plan(context(), g, {});
     Buffer buffer(context(), 48 * 5 * 8);
     const auto data = randomComplex(48 * 5, 3);
     upload(buffer, data);
     CommandList list(context());
-    list.record(std::make_unique<FftCommand>(plan, buffer, -1, nullptr, nullptr));
-    list.record(std::make_unique<FftCommand>(plan, buffer, 1, nullptr, nullptr));
+    list.record(std::make_unique<VkfftCommand>(plan, buffer, -1, nullptr, nullptr));
+    list.record(std::make_unique<VkfftCommand>(plan, buffer, 1, nullptr, nullptr));
     runList(list);
     const auto got = download<float>(buffer, data.size());
     for (size_t i = 0; i < data.size(); ++i) EXPECT_NEAR(got[i], data[i], 1e-5) << i;
 }
 
-TEST(FftStage, OnePlanTransformsSeveralBuffersOfOneList) {
+TEST(VkfftStage, OnePlanTransformsSeveralBuffersOfOneList) {
     VKD_REQUIRE_DEVICE();
-    FftPlan plan(context(), lines(64, 3), {});
+    VkfftPlan plan(context(), lines(64, 3), {});
     std::vector<std::unique_ptr<Buffer>> buffers;
     std::vector<std::vector<float>> inputs;
     CommandList list(context());
     // More buffers than the plan remembers: the first bindings live on in their commands.
-    for (unsigned i = 0; i < FftPlan::kRememberedBindings + 2; ++i) {
+    for (unsigned i = 0; i < VkfftPlan::kRememberedBindings + 2; ++i) {
         buffers.push_back(std::make_unique<Buffer>(context(), 64 * 3 * 8));
         inputs.push_back(randomComplex(64 * 3, 10 + i));
         upload(*buffers.back(), inputs.back());
-        list.record(std::make_unique<FftCommand>(plan, *buffers.back(), -1, nullptr, nullptr));
+        list.record(std::make_unique<VkfftCommand>(plan, *buffers.back(), -1, nullptr, nullptr));
     }
     runList(list);
     runList(list);  // a kept recording, replayed: each buffer transformed twice
@@ -160,38 +160,38 @@ TEST(FftStage, OnePlanTransformsSeveralBuffersOfOneList) {
     }
 }
 
-TEST(FftStage, OrdersAgainstCopiesOfTheSameList) {
+TEST(VkfftStage, OrdersAgainstCopiesOfTheSameList) {
     VKD_REQUIRE_DEVICE();
-    FftPlan plan(context(), lines(32, 4), {});
+    VkfftPlan plan(context(), lines(32, 4), {});
     const uint64_t bytes = 32 * 4 * 8;
     Buffer source(context(), bytes), work(context(), bytes), result(context(), bytes);
     const auto data = randomComplex(32 * 4, 21);
     upload(source, data);
     CommandList list(context());
     list.record(std::make_unique<CopyBufferCommand>(context(), work, source, 0, 0, bytes));
-    list.record(std::make_unique<FftCommand>(plan, work, -1, nullptr, nullptr));
+    list.record(std::make_unique<VkfftCommand>(plan, work, -1, nullptr, nullptr));
     list.record(std::make_unique<CopyBufferCommand>(context(), result, work, 0, 0, bytes));
     runList(list);
     EXPECT_LT(relativeError(download<float>(result, data.size()), dft(data, 32, -1)), 1e-5);
 }
 
-TEST(FftStage, ASavedBinaryBuildsTheSameTransform) {
+TEST(VkfftStage, ASavedBinaryBuildsTheSameTransform) {
     VKD_REQUIRE_DEVICE();
     std::vector<std::vector<uint32_t>> binaries;
     {
-        FftPlan first(context(), lines(60, 2), {});
+        VkfftPlan first(context(), lines(60, 2), {});
         binaries = first.binaries();
     }
     ASSERT_EQ(binaries.size(), context().devices().size());
     ASSERT_FALSE(binaries[0].empty());
-    FftPlan plan(context(), lines(60, 2), binaries);
+    VkfftPlan plan(context(), lines(60, 2), binaries);
     EXPECT_LT(forwardError(plan, 60, 60 * 2, 4), 1e-5);
 }
 
-TEST(FftStage, PipelinesGoThroughTheContextsCacheOfThatContextOnly) {
+TEST(VkfftStage, PipelinesGoThroughTheContextsCacheOfThatContextOnly) {
     VKD_REQUIRE_DEVICE();
     PipelineCache cache(context(), std::vector<std::string>(context().devices().size()));
-    FftPlan plan(context(), lines(60, 2), {}, &cache);
+    VkfftPlan plan(context(), lines(60, 2), {}, &cache);
     EXPECT_LT(forwardError(plan, 60, 60 * 2, 5), 1e-5);  // the spare application, then another
     EXPECT_LT(forwardError(plan, 60, 60 * 2, 6), 1e-5);
 
@@ -200,35 +200,35 @@ TEST(FftStage, PipelinesGoThroughTheContextsCacheOfThatContextOnly) {
     Context other(*env.instance, {device_index},
                   {{computeQueueFamily(env.instance->devices()[device_index])}});
     try {
-        FftPlan foreign(other, lines(60, 2), {}, &cache);
+        VkfftPlan foreign(other, lines(60, 2), {}, &cache);
         FAIL() << "a pipeline cache of another context was accepted";
     } catch (const InvalidArgumentError& e) {
         EXPECT_NE(std::string(e.what()).find("cache"), std::string::npos) << e.what();
     }
 }
 
-TEST(FftStage, BadGeometriesAndCommandsThrowNamingTheArgument) {
+TEST(VkfftStage, BadGeometriesAndCommandsThrowNamingTheArgument) {
     VKD_REQUIRE_DEVICE();
     VkfftGeometry four = lines(8, 2);
     four.dimensions = 4;
-    EXPECT_THROW(FftPlan(context(), four, {}), InvalidArgumentError);
+    EXPECT_THROW(VkfftPlan(context(), four, {}), InvalidArgumentError);
     VkfftGeometry all_omitted = lines(8, 2);
     all_omitted.omitted = {true, true, true};
-    EXPECT_THROW(FftPlan(context(), all_omitted, {}), InvalidArgumentError);
+    EXPECT_THROW(VkfftPlan(context(), all_omitted, {}), InvalidArgumentError);
 
-    FftPlan plan(context(), lines(16, 2), {});
+    VkfftPlan plan(context(), lines(16, 2), {});
     Buffer small(context(), 16 * 8), right(context(), 16 * 2 * 8);
     try {
-        FftCommand(plan, small, -1, nullptr, nullptr);
+        VkfftCommand(plan, small, -1, nullptr, nullptr);
         FAIL() << "a small buffer was accepted";
     } catch (const InvalidArgumentError& e) {
         EXPECT_NE(std::string(e.what()).find("buffer"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(FftCommand(plan, right, 0, nullptr, nullptr), InvalidArgumentError);
-    EXPECT_THROW(FftCommand(plan, right, -1, &small, nullptr), InvalidArgumentError);
+    EXPECT_THROW(VkfftCommand(plan, right, 0, nullptr, nullptr), InvalidArgumentError);
+    EXPECT_THROW(VkfftCommand(plan, right, -1, &small, nullptr), InvalidArgumentError);
 }
 
-TEST(FftStage, ResultNamesAreVkFFTs) {
+TEST(VkfftStage, ResultNamesAreVkFFTs) {
     EXPECT_EQ(vkfftResultName(3001), "VKFFT_ERROR_UNSUPPORTED_RADIX");
     EXPECT_EQ(vkfftResultName(0), "VKFFT_SUCCESS");
     const VkfftError error(4014, "building a VkFFT plan");
@@ -237,12 +237,12 @@ TEST(FftStage, ResultNamesAreVkFFTs) {
     EXPECT_GE(vkfftVersion(), 10226);
 }
 
-TEST(FftStage, RunsTransformConsecutiveBlocks) {
+TEST(VkfftStage, RunsTransformConsecutiveBlocks) {
     VKD_REQUIRE_DEVICE();
     VkfftGeometry g = lines(40, 2);
     g.runs = 3;  // 3 blocks of 2 lines: the same as 6 lines
-    FftPlan plan(context(), g, {});
+    VkfftPlan plan(context(), g, {});
     EXPECT_LT(forwardError(plan, 40, 40 * 6, 8), 1e-5);
     Buffer short_of_one_run(context(), 40 * 5 * 8);
-    EXPECT_THROW(FftCommand(plan, short_of_one_run, -1, nullptr, nullptr), InvalidArgumentError);
+    EXPECT_THROW(VkfftCommand(plan, short_of_one_run, -1, nullptr, nullptr), InvalidArgumentError);
 }
