@@ -7,7 +7,7 @@ import pytest
 
 import vkdispatch.codegen as vc
 from codegen_helpers import assert_compiles, assert_glsl_type, header_lines, main_body, trace
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.codegen.abbreviations import Buff, Const, c64, f32, i32, u32, v4
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from test_fft_planner import LAVAPIPE, SCARCE
 
-from vkdispatch.base import dtype as dt
+from vkdispatch import dtypes as dt
 from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES
 from vkdispatch.fft.rader import primitive_root, rader_budget, rader_prime, rader_table
 

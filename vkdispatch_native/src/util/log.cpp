@@ -29,8 +29,8 @@ struct Deferred {
 };
 
 Deferred& deferred() {
-    static Deferred d;
-    return d;
+    static Deferred* d = new Deferred;  // never destroyed, as state()
+    return *d;
 }
 
 void defer(LogLevel level, const std::string& message) {
@@ -44,9 +44,11 @@ void defer(LogLevel level, const std::string& message) {
     d.any.store(true);
 }
 
+// Never destroyed: threads of an abandoned context (one the exit did not wait for) may still
+// log while the process's static objects are being destroyed.
 SinkState& state() {
-    static SinkState s;
-    return s;
+    static SinkState* s = new SinkState;
+    return *s;
 }
 
 // The validation layer reports from inside the Vulkan call that caused the message, on the
