@@ -15,6 +15,13 @@ def type_name(value) -> str:
     return type(value).__name__
 
 
+def instance(value, cls, expected: str):
+    """``value`` if it is a ``cls``; else TypeError ``"{expected}, got {its type}"``."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{expected}, got {type_name(value)}")
+    return value
+
+
 def uint32(call: str, name: str, value) -> int:
     """``value`` as a C++ uint32_t: an integer in 0 .. 2**32 - 1."""
     return _integer(call, name, value, 0, UINT32_MAX)

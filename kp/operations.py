@@ -34,10 +34,7 @@ def _natives(call: str, mem_objects, name: str = "mem_objects") -> list:
 
 
 def _algorithm(call: str, algorithm) -> Algorithm:
-    if not isinstance(algorithm, Algorithm):
-        raise TypeError(f"{call}: algorithm must be a kp.Algorithm, got "
-                        f"{arguments.type_name(algorithm)}")
-    return algorithm
+    return arguments.instance(algorithm, Algorithm, f"{call}: algorithm must be a kp.Algorithm")
 
 
 class OpSyncDevice(OpBase):

@@ -22,10 +22,8 @@ WAIT_FOREVER = 2**64 - 1
 
 
 def _operation(call: str, op) -> OpBase:
-    if not isinstance(op, OpBase):
-        raise TypeError(f"Sequence.{call}: the operation must be a kp.Op* object (kp.OpSyncDevice, "
-                        f"kp.OpAlgoDispatch, ...), got {arguments.type_name(op)}")
-    return op
+    return arguments.instance(op, OpBase, f"Sequence.{call}: the operation must be a kp.Op* "
+                              "object (kp.OpSyncDevice, kp.OpAlgoDispatch, ...)")
 
 
 class Sequence(LegacySequence):

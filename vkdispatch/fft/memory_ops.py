@@ -181,25 +181,26 @@ class GlobalTransposedWriteOp(MemoryOp):
         buffer[io_index] = _cast(buffer.var_type, register)
 
 
+def _slot(op) -> str:
+    return "read" if isinstance(op, GlobalReadOp) else "write"
+
+
 @contextlib.contextmanager
 def current_op(op) -> Iterator[None]:
     """Makes ``op`` what :func:`read_op`/:func:`write_op` return while a hook runs."""
-    slot = "read" if isinstance(op, GlobalReadOp) else "write"
+    slot = _slot(op)
     if getattr(_current, slot) is not None:
         raise InvalidStateError(f"A global {slot} operation is already set for the current "
                                 "thread (FFT hooks cannot nest)")
-    setattr(_current, slot, op)
-    try:
+    with derived_op(op):
         yield
-    finally:
-        setattr(_current, slot, None)
 
 
 @contextlib.contextmanager
 def derived_op(op) -> Iterator[None]:
     """Makes ``op`` current in place of the current op of its kind, for a hook that runs
     another hook on an element it derived (another index or length) from its own."""
-    slot = "read" if isinstance(op, GlobalReadOp) else "write"
+    slot = _slot(op)
     previous = getattr(_current, slot)
     setattr(_current, slot, op)
     try:

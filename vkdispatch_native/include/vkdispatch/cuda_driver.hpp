@@ -27,14 +27,16 @@ constexpr int kExternalMemoryOpaqueFd = 1;  // CU_EXTERNAL_MEMORY_HANDLE_TYPE_OP
 // CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD (CUDA 11.2 and later)
 constexpr int kExternalSemaphoreTimelineFd = 9;
 
+struct Win32Handle {  // the win32 member of the handle unions below (unused on Linux)
+    void* handle;
+    const void* name;
+};
+
 struct ExternalMemoryHandleDesc {  // CUDA_EXTERNAL_MEMORY_HANDLE_DESC
     int type;
     union {
         int fd;
-        struct {
-            void* handle;
-            const void* name;
-        } win32;
+        Win32Handle win32;
         const void* nv_sci_buf_object;
     } handle;
     unsigned long long size;
@@ -53,10 +55,7 @@ struct ExternalSemaphoreHandleDesc {  // CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC
     int type;
     union {
         int fd;
-        struct {
-            void* handle;
-            const void* name;
-        } win32;
+        Win32Handle win32;
         const void* nv_sci_sync_object;
     } handle;
     unsigned int flags;
