@@ -1,4 +1,5 @@
-"""Backend selection, the dummy backend, the CLI and logging (reference sections 2, 4).
+"""Backend selection, the dummy backend, the CLI and logging (docs/api.rst,
+"Initialization and devices" and "Logging").
 
 The backend is process-global, so each scenario runs in a fresh interpreter. The child prints
 one JSON object of probe results after a marker line; the tests assert on it.
@@ -127,7 +128,7 @@ def test_dummy_backend_context_and_waits_work(dummy):
     assert value(dummy, "limits") == [32, [1024, 1024, 64], [65535, 65535, 65535], 1024, 65536,
                                       0, True, 1]
     assert value(dummy, "wait") == [None, None, None, True]
-    assert value(dummy, "families") == [[0, 1], [0, 1, 0]]  # reference 5.2 rule
+    assert value(dummy, "families") == [[0, 1], [0, 1, 0]]  # even positions compute, odd graphics
 
 
 def test_dummy_backend_buffer_creation_raises_dummy_backend_error():

@@ -1,9 +1,9 @@
-"""The package's layers import only downward (design/STYLE.md, "Layering"): errors and the
+"""The package's layers import only downward (docs/architecture.rst): errors and the
 native bridge -> base and codegen (codegen uses only base's dtypes) -> shader ->
 execution_pipeline -> the libraries on top; only base touches the native bridge, by import or
 through a handle's ``_native`` object. The Kompute-compatible ``kp`` package (top level, beside
 ``vkdispatch``) is checked by the same rules, except that its objects wrap native objects of
-their own (the C++ kp classes, ARCHITECTURE layer 7): they use ``._native``, and load the
+their own (the C++ kp classes, vkdispatch_native/src/kp/): they use ``._native``, and load the
 extension through ``vkdispatch.base``. Checked on the source with ``ast``, so a new upward
 import fails here before it becomes a cycle."""
 from __future__ import annotations
@@ -22,7 +22,7 @@ RANKS = {"errors": 0, "_native": 0, "base": 1, "codegen": 1, "shader": 2,
 # Imports allowed across the order, with the reason.
 EXCEPTIONS = {
     # String launch expressions are evaluated with the public namespace in scope as ``vd``
-    # (reference: core section 12), so this module needs the top-level package object.
+    # (as in vkdispatch 0.1.0), so this module needs the top-level package object.
     ("shader.launch", "vkdispatch"),
 }
 

@@ -28,7 +28,7 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fft3", "ifft3", "rfft", "irfft", "rf
            "irfft2", "rfft3", "irfft3"]
 
 
-# -- precision resolution (section 3.5 of the reference) -------------------------------------
+# -- precision resolution (vkdispatch 0.1.0's rules; docs/fft.rst) -----------------------------
 
 def _validate_map_argument_annotations(map_fn: Optional[MappingFunction], map_name: str) -> None:
     if map_fn is None:
@@ -122,7 +122,7 @@ def _check_graph(graph) -> None:
 
 
 def _split_buffers(buffers: tuple, graph, print_shader: bool):
-    """The reference's multi-axis helpers take ``(buffer, graph=None, print_shader=False)``
+    """vkdispatch 0.1.0's multi-axis helpers take ``(buffer, graph=None, print_shader=False)``
     positionally; ours take every map buffer too, so a trailing graph/bool positional keeps
     its old meaning."""
     buffers = list(buffers)
