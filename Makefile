@@ -9,8 +9,13 @@ SANITIZERS := $(CURDIR)/vkdispatch_native/tests/sanitizers
 NATIVE_SOURCES := $(shell find vkdispatch_native -name '*.cpp' -o -name '*.hpp' -o -name '*.c' \
                     -o -name '*.pyx' -o -name '*.pxd' -o -name '*.pxi' -o -name 'sources.txt')
 
-.PHONY: setup test test-native test-native-validation test-sanitize test-sanitize-python test-python \
-        test-python-debug test-slow test-wheel wheel mutation demo bench docs clean
+.PHONY: setup test native-build test-native test-native-validation test-sanitize \
+        test-sanitize-python test-python test-python-debug test-slow test-wheel wheel mutation demo \
+        bench docs clean
+
+# Parallel compile jobs: one per core, but no more than one per 1.5 GB of available memory.
+JOBS ?= $(shell awk -v cores=$$(nproc) '/^MemAvailable:/ { jobs = int($$2 / 1572864); \
+          print (jobs < 1 ? 1 : jobs > cores ? cores : jobs) }' /proc/meminfo)
 
 setup: .setup-done vkdispatch/.native-built
 
@@ -49,25 +54,57 @@ vkdispatch/.native-built: setup.py $(NATIVE_SOURCES) | .setup-done
 	@if [ ! -e $@ ] || [ -n "$$(find setup.py $(NATIVE_SOURCES) -newer $@)" ]; then \
 	  $(call build_extension,--no-deps -e .); touch $@; fi
 
-test: setup test-native test-native-validation test-sanitize test-python test-python-debug \
-      test-wheel
+# Each suite's output goes to $(RESULTS)/<suite>.log, its JUnit XML (where it makes one) to
+# <suite>.xml, its exit status and seconds to <suite>.status; tests/summary.py reads them.
+RESULTS := build/test-results
+TEST_SUITES := native native-validation sanitize python python-debug wheel
 
-test-native: setup
-	cmake -S vkdispatch_native -B $(NATIVE_BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
-	cmake --build $(NATIVE_BUILD) -j $$(nproc)
-	ctest --test-dir $(NATIVE_BUILD) --output-on-failure
+# $(call logged,LOG,COMMANDS): COMMANDS (a build) with their output in LOG, whose last 40 lines
+# are shown only when they fail.
+logged = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { tail -40 $(1); \
+  echo "failed (whole log: $(1))"; exit 1; }
+
+# $(call run_suite,SUITE,COMMANDS): runs a suite's tests, then prints what tests/summary.py
+# makes of them: one line inside `make test` (which ends with the summary of every suite), this
+# suite's whole summary (skip reasons, failures) when its target runs alone. Fails when the
+# suite failed.
+run_suite = mkdir -p $(RESULTS) && rm -f $(RESULTS)/$(1).* \
+  && echo "test-$(1): running (output: $(RESULTS)/$(1).log)" && suite_start=$$(date +%s) \
+  && { ( $(2) ) > $(RESULTS)/$(1).log 2>&1; \
+       echo "$$? $$(( $$(date +%s) - suite_start ))" > $(RESULTS)/$(1).status; } \
+  && $(VPY) tests/summary.py $(if $(IN_MAKE_TEST),--brief) $(RESULTS) $(1)
+
+# Every suite runs, even after one failed; the exit status says whether all passed.
+test: setup
+	@rm -rf $(RESULTS); failed=0; \
+	for suite in $(TEST_SUITES); do \
+	  $(MAKE) --no-print-directory test-$$suite IN_MAKE_TEST=1 || failed=1; \
+	done; \
+	$(VPY) tests/summary.py $(RESULTS) $(TEST_SUITES) || failed=1; \
+	exit $$failed
+
+native-build: setup
+	@echo "building the native tests (log: $(NATIVE_BUILD)/build.log)..."
+	@$(call logged,$(NATIVE_BUILD)/build.log,cmake -S vkdispatch_native -B $(NATIVE_BUILD) \
+	  -DCMAKE_BUILD_TYPE=Release && cmake --build $(NATIVE_BUILD) -j $(JOBS))
+
+test-native: native-build
+	@$(call run_suite,native,ctest --test-dir $(NATIVE_BUILD) --output-on-failure \
+	  --output-junit $(CURDIR)/$(RESULTS)/native.xml)
 
 # The native gtest suite once more under the Khronos validation layer, synchronization
 # validation included (the tests' own instances do not ask for it): any validation message in
-# its output fails the target.
-VALIDATION_LOG := $(NATIVE_BUILD)/validation.log
-test-native-validation: test-native
-	VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
-	  VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT \
-	  $(NATIVE_BUILD)/vkdispatch_tests > $(VALIDATION_LOG) 2>&1 || { tail -40 $(VALIDATION_LOG); exit 1; }
-	@if grep -E "VUID|Validation Error|SYNC-HAZARD" $(VALIDATION_LOG); then \
-	  echo "validation messages in the native tests (whole log: $(VALIDATION_LOG))"; exit 1; fi
-	@grep -E "^\[  PASSED  \]" $(VALIDATION_LOG)
+# its output fails the suite (the first ten are in its summary).
+VALIDATION_MESSAGES := VUID|Validation Error|SYNC-HAZARD
+VALIDATION_RUN = VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
+  VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT \
+  $(NATIVE_BUILD)/vkdispatch_tests --gtest_output=xml:$(RESULTS)/native-validation.xml; \
+  status=$$?; if grep -qE "$(VALIDATION_MESSAGES)" $(RESULTS)/native-validation.log; then \
+    { echo "validation messages in its output:"; \
+      grep -m 10 -E "$(VALIDATION_MESSAGES)" $(RESULTS)/native-validation.log; } \
+      > $(RESULTS)/native-validation.note; exit 1; fi; exit $$status
+test-native-validation: native-build
+	@$(call run_suite,native-validation,$(VALIDATION_RUN))
 
 # The native gtest suite again, built with AddressSanitizer + UBSan (about 3 minutes on 2 cores,
 # most of it compiling). Any report fails the test that made it. Leaks in libraries that are not
@@ -76,10 +113,12 @@ SANITIZE_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
   LSAN_OPTIONS=suppressions=$(SANITIZERS)/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 test-sanitize: .setup-done
-	cmake -S vkdispatch_native -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug \
-	  -DVKDISPATCH_SANITIZE=ON > /dev/null
-	$(SANITIZE_ENV) cmake --build $(SANITIZE_BUILD) -j $$(nproc)
-	$(SANITIZE_ENV) ctest --test-dir $(SANITIZE_BUILD) --output-on-failure
+	@echo "building the native tests with the sanitizers (log: $(SANITIZE_BUILD)/build.log)..."
+	@$(call logged,$(SANITIZE_BUILD)/build.log,cmake -S vkdispatch_native -B $(SANITIZE_BUILD) \
+	  -DCMAKE_BUILD_TYPE=Debug -DVKDISPATCH_SANITIZE=ON \
+	  && $(SANITIZE_ENV) cmake --build $(SANITIZE_BUILD) -j $(JOBS))
+	@$(call run_suite,sanitize,$(SANITIZE_ENV) ctest --test-dir $(SANITIZE_BUILD) \
+	  --output-on-failure --output-junit $(CURDIR)/$(RESULTS)/sanitize.xml)
 
 # The fuzz and race modules (and DLPack's hand-made capsules) against a copy of the extension
 # built with AddressSanitizer + UBSan (in build/sanitize-python; about 25 minutes on 2 cores,
@@ -97,7 +136,7 @@ test-sanitize-python: .setup-done
 	rm -f $(SANITIZE_PY)/vkdispatch/_native*.so $(SANITIZE_PY)/vkdispatch_native/bindings/wrapper.cpp
 	cd $(SANITIZE_PY) && CFLAGS="$(SANITIZE_PY_FLAGS)" CXXFLAGS="$(SANITIZE_PY_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" $(CURDIR)/$(VPY) setup.py -q build_clib \
-	  build_ext --inplace -j $$(nproc) > build.log 2>&1 || { tail -40 build.log; exit 1; }
+	  build_ext --inplace -j $(JOBS) > build.log 2>&1 || { tail -40 build.log; exit 1; }
 	cd $(SANITIZE_PY) && LD_PRELOAD="$$(gcc -print-file-name=libasan.so) \
 	  $$(gcc -print-file-name=libubsan.so)" \
 	  ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:log_path=$(CURDIR)/$(SANITIZE_PY)/report \
@@ -106,13 +145,16 @@ test-sanitize-python: .setup-done
 	  || { cat $(CURDIR)/$(SANITIZE_PY)/report.* 2>/dev/null | head -60; exit 1; }
 
 test-python: setup
-	VKDISPATCH_REQUIRE_DEVICE=1 $(VPY) -m pytest -q tests
+	@$(call run_suite,python,VKDISPATCH_REQUIRE_DEVICE=1 $(VPY) -m pytest -q -rs \
+	  --junitxml=$(RESULTS)/python.xml tests)
 
 # The same suite with the Vulkan validation layers on: any validation error fails a test. It
 # also forces coarsening on (factor 2, where a shader allows it), which the CPU device's default
 # leaves off in test-python: every device test runs both ways.
 test-python-debug: setup
-	VKDISPATCH_REQUIRE_DEVICE=1 VKDISPATCH_DEBUG=1 VKDISPATCH_COARSEN=2 $(VPY) -m pytest -q tests/device tests/lifecycle tests/kp
+	@$(call run_suite,python-debug,VKDISPATCH_REQUIRE_DEVICE=1 VKDISPATCH_DEBUG=1 \
+	  VKDISPATCH_COARSEN=2 $(VPY) -m pytest -q -rs --junitxml=$(RESULTS)/python-debug.xml \
+	  tests/device tests/lifecycle tests/kp)
 
 # The binary wheel, in dist/: shaderc, glslang, SPIRV-Tools and volk linked in, VkFFT compiled
 # in; the Vulkan loader is dlopen()ed at run time (volk), never bundled. Built for the Python of
@@ -146,14 +188,18 @@ $(WHEEL_NAME): .setup-done setup.py pyproject.toml README.md $(NATIVE_SOURCES) $
 # The wheel installed into a fresh virtual environment in a temporary folder (outside the
 # checkout, so the sources are not on sys.path), where tests/wheel/smoke.py checks devices,
 # buffers, a shader, FFT, convolution, reduction and kp against numpy, then import and errors
-# without a Vulkan driver, device or loader.
-test-wheel: wheel
-	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT \
-	  && wheel="$(CURDIR)/dist/$$(cat $(WHEEL_NAME))" && $(VPY) -m venv "$$tmp/venv" \
-	  && cd "$$tmp" && start=$$(date +%s.%N) \
-	  && "$$tmp/venv/bin/python" -m pip install -q "$$wheel" \
-	  && awk "BEGIN { printf \"pip install of the wheel: %.1f s\\n\", $$(date +%s.%N) - $$start }" \
-	  && "$$tmp/venv/bin/python" "$(CURDIR)/tests/wheel/smoke.py"
+# without a Vulkan driver, device or loader (PYTHONPATH unset: it may name the checkout). The
+# wheel's build (`make wheel`) prints into $(RESULTS)/wheel-build.log.
+WHEEL_SMOKE = unset PYTHONPATH; tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT \
+  && wheel="$(CURDIR)/dist/$$(cat $(WHEEL_NAME))" && $(VPY) -m venv "$$tmp/venv" \
+  && cd "$$tmp" && start=$$(date +%s.%N) \
+  && "$$tmp/venv/bin/python" -m pip install -q "$$wheel" \
+  && awk "BEGIN { printf \"pip install of the wheel: %.1f s\\n\", $$(date +%s.%N) - $$start }" \
+  && "$$tmp/venv/bin/python" "$(CURDIR)/tests/wheel/smoke.py"
+test-wheel: .setup-done
+	@echo "building the wheel (log: $(RESULTS)/wheel-build.log)..."
+	@$(call logged,$(RESULTS)/wheel-build.log,$(MAKE) --no-print-directory wheel)
+	@$(call run_suite,wheel,$(WHEEL_SMOKE))
 
 test-slow: setup
 	$(VPY) -m pytest -q -m slow tests

@@ -2,8 +2,8 @@
 the same calls with it off (the reference), for an eager shader call (repeated K times; the
 wait after them not counted) and for a graph of 16 dispatches replayed K times. A profiled
 submission runs a kept recording with timestamps around its commands (one per submission in
-flight), as an unprofiled one runs its kept recording; the issue's target is at most 1 us of
-host time per command.
+flight), as an unprofiled one runs its kept recording; the target is at most 1 us of host time per
+command.
 
 Two figures per case, each the best of --repeats blocks: wall time, and the CPU time of the
 calling thread (on a CPU device such as lavapipe the device's threads share the cores with

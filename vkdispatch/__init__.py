@@ -52,9 +52,16 @@ expose_public_namespace(sys.modules[__name__])  # launch expressions' ``vd``
 
 __version__ = "0.1.0"
 
+# Not listed: the names of vkdispatch 0.1.0's CUDA and OpenCL backends, which this Vulkan build
+# does not include (is_cuda, is_opencl, from_cuda_array, cuda_graph_capture, get_cuda_capture,
+# CUDAGraphCapture). They stay importable, so that code written for 0.1.0 runs unchanged
+# (vd.is_cuda() is False, the others raise InvalidStateError saying so), but stay out of
+# __all__, help() and the documentation. DLPack (vd.from_dlpack, Buffer.__dlpack__) is listed:
+# it is Vulkan-build API, sharing CUDA memory through Vulkan external memory.
+
 __all__ = [
-    "initialize", "is_initialized", "get_backend", "is_vulkan", "is_cuda", "is_opencl",
-    "is_dummy", "BackendUnavailableError", "DeviceInfo", "get_devices",
+    "initialize", "is_initialized", "get_backend", "is_vulkan", "is_dummy",
+    "BackendUnavailableError", "DeviceInfo", "get_devices",
     "LogLevel", "log", "log_error", "log_warning", "log_info", "log_verbose", "set_log_level",
     "dtype", "float16", "float32", "float64", "int16", "uint16", "int32", "uint32", "int64",
     "uint64", "complex32", "complex64", "complex128",
@@ -64,13 +71,12 @@ __all__ = [
     "get_context", "get_context_handle", "make_context", "create_context",
     "select_queue_families",
     "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
-    "Buffer", "asbuffer", "from_cuda_array", "from_dlpack", "profile", "Profile",
+    "Buffer", "asbuffer", "from_dlpack", "profile", "Profile",
     "ProfileEvent", "RFFTBuffer", "asrfftbuffer", "copy_replica",
     "all_reduce", "PendingTransfer",
     "Image", "Image1D", "Image2D", "Image2DArray", "Image3D", "image_format", "image_type",
     "image_view_type", "select_image_format", "Sampler", "Filter", "AddressMode", "BorderColor",
     "ShaderBuildError", "__version__", "CommandGraph", "BufferBindInfo", "ImageBindInfo",
-    "default_graph", "global_graph", "set_global_graph", "copy", "cuda_graph_capture",
-    "get_cuda_capture", "CUDAGraphCapture", "shader", "ShaderFunction",
+    "default_graph", "global_graph", "set_global_graph", "copy", "shader", "ShaderFunction",
     "ShaderSource", "make_shader_function", "map", "MappingFunction", "fft", "reduce", "vkfft",
 ] + list(_shorthands)  # fmt: skip

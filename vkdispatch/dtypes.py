@@ -293,7 +293,7 @@ del _vector_type
 
 
 def all_dtypes() -> tuple[type[dtype], ...]:
-    """Returns every public dtype class, in the order of the reference table.
+    """Returns every public dtype class, in vkdispatch 0.1.0's order.
 
     Order: the 9 real scalars, the 3 complex types, the 21 vectors, the 3 matrices.
     """

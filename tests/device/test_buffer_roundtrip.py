@@ -1,6 +1,6 @@
 """Buffer data round trips: write random host data, read it back, compare with numpy.
 
-Expected shapes and host dtypes follow the reference (core section 8): ``read(i)`` has shape
+Expected shapes and host dtypes are vkdispatch 0.1.0's: ``read(i)`` has shape
 ``buffer.shape + var_type.true_numpy_shape`` and the numpy type of the element's scalar
 (complex32 reads back as complex64); ``read()`` stacks every replica on a leading axis.
 """
@@ -23,7 +23,7 @@ F16_EPS = float(np.finfo(np.float16).eps)
 
 
 def host_dtype(var_type) -> np.dtype:
-    """numpy dtype of ``read()`` per the reference: the scalar, complex32 -> complex64."""
+    """numpy dtype of ``read()``: the scalar, complex32 -> complex64."""
     if var_type is vd.complex32:
         return np.dtype(np.complex64)
     return np.dtype((var_type.scalar or var_type).name)
@@ -262,7 +262,7 @@ SHORTHANDS = {
     "i16": vd.int16, "ihv2": vd.ihvec2, "ihv3": vd.ihvec3, "ihv4": vd.ihvec4,
     "f16": vd.float16, "hv2": vd.hvec2, "hv3": vd.hvec3, "hv4": vd.hvec4,
     "f64": vd.float64, "dv2": vd.dvec2, "dv3": vd.dvec3, "dv4": vd.dvec4,
-}  # reference section 8.3
+}  # docs/api.rst, "Shorthand allocators"
 
 
 @pytest.mark.parametrize("code", SHORTHANDS)

@@ -1,4 +1,6 @@
-"""The process context, devices and queues (reference sections 2.3, 3, 5; COMPAT "Fix").
+"""The process context, devices and queues (docs/first_steps.rst; docs/api.rst), and the
+warning that vkdispatch 0.1.0 did not give when initialize() or make_context() is called
+again with other arguments.
 
 The ``context`` fixture owns the process context: nothing here destroys or replaces it.
 """
@@ -13,7 +15,7 @@ from helpers import random_array
 import vkdispatch as vd
 from vkdispatch import _native, errors
 
-# Reference section 3.2, in constructor order.
+# DeviceInfo's fields, in constructor order (vkdispatch.base.device_info.DEVICE_INFO_FIELDS).
 DEVICE_FIELDS = [
     "dev_index", "version_variant", "version_major", "version_minor", "version_patch",
     "driver_version", "vendor_id", "device_id", "device_type", "device_name",
@@ -47,19 +49,21 @@ def _first_family(info, *tests) -> int:
 
 
 def compute_family(info) -> int:
-    """Reference 5.2: flags exactly 6 or 14, else compute without graphics, else compute."""
+    """vkdispatch 0.1.0's rule: flags exactly 6 or 14, else compute without graphics, else
+    compute."""
     return _first_family(info, lambda f: f in (6, 14),
                          lambda f: f & COMPUTE and not f & GRAPHICS, lambda f: f & COMPUTE)
 
 
 def graphics_family(info) -> int:
-    """Reference 5.2: graphics|compute|transfer, else graphics and compute, else compute."""
+    """vkdispatch 0.1.0's rule: graphics|compute|transfer, else graphics and compute, else
+    compute."""
     return _first_family(info, lambda f: f & ~0x8 == 7, lambda f: f & COMPUTE and f & GRAPHICS,
                          lambda f: f & COMPUTE)
 
 
 def expected_families(info, count) -> list[int]:
-    """Reference 5.2: even positions compute, odd graphics (NVIDIA: only position 1)."""
+    """vkdispatch 0.1.0's rule: even positions compute, odd graphics (NVIDIA: only position 1)."""
     compute, graphics = compute_family(info), graphics_family(info)
     nvidia = "NVIDIA" in info.device_name
     if count is None:

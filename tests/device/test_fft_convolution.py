@@ -274,7 +274,7 @@ def test_mapped_kernel_index_is_none_outside_a_convolution(context):
 
 
 def test_kernel_map_with_a_push_constant(context, rng):
-    """The reference's example: a kernel_map that scales the spectrum (fft, x s, ifft)."""
+    """vkdispatch 0.1.0's example: a kernel_map that scales the spectrum (fft, x s, ifft)."""
     x = crandom(rng, (3, 16))
     buf = vd.asbuffer(x)
     for s in (0.5, -2.0):

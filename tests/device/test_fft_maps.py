@@ -354,7 +354,7 @@ def test_src_helpers_with_maps_and_print_helpers(context, capsys):
     assert numbered.lstrip().startswith("1:")
 
 
-# -- procedural API (reference section 4.6) -------------------------------------------------------
+# -- procedural API (docs/fft.rst, vd.fft.fft_context) --------------------------------------------
 
 def test_fft_context_hand_built_scaled_fft(context, rng):
     with vd.fft.fft_context(buffer_shape=(4, 1024), axis=1) as ctx:

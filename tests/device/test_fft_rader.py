@@ -7,7 +7,7 @@ data, convolutions, the staged loads and stores of GPU plans, and a shader calle
 too small for its shape. ``make test-slow`` runs every prime from 37 to 257 (those whose
 ``p - 1`` has a prime factor above 31 run Bluestein's algorithm) and 1009, 2017 and 4093.
 
-The bound is the brief's ``1e-6 log2 N`` in float32 (the errors seen are a few 1e-7).
+The bound is ``1e-6 log2 N`` in float32 (the errors seen are a few 1e-7).
 """
 from __future__ import annotations
 

@@ -664,7 +664,7 @@ def test_identity_that_is_no_value_of_the_type_raises_naming_it(context, rng, id
 
 @pytest.mark.slow
 def test_float32_sum_of_1e8_positive_values_within_1e5_of_float64(context, rng):
-    """The issue's accuracy bound: no long serial sums (10^8 values, 400 MB)."""
+    """A float32 sum of 10^8 values (400 MB) within 1e-5 of float64: no long serial sums."""
     limit = min(info.max_storage_buffer_range for info in context.device_infos)
     if limit < 4 * 10**8:
         pytest.skip(f"the device binds at most {limit} bytes per storage buffer")

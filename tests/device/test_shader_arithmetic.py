@@ -372,7 +372,7 @@ def test_conjugate_view_assigned_whole_stays_conjugated(context, rng):
     def conj(out: Buff[c64], parts: Buff[v2], a: Buff[c64]):
         i = vc.global_invocation_id().x
         view = a[i].conjugate()
-        out[i] = view                          # a Fix: the reference dropped the conjugation
+        out[i] = view                          # vkdispatch 0.1.0 dropped the conjugation
         parts[i] = vc.to_vec2(view.real, view.imag)
 
     a = (rng.standard_normal(N) + 1j * rng.standard_normal(N)).astype(np.complex64)

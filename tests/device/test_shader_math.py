@@ -200,7 +200,7 @@ def test_vec3_geometry_builtins_match_numpy(context, rng):
 
 
 def test_dot_result_assigns_to_float_buffer(context, rng):
-    # dot/length/distance are scalars (a Fix of the reference's vector label).
+    # dot/length/distance are scalars (vkdispatch 0.1.0 labelled them vectors).
     @vd.shader("out.size")
     def dots(out: Buff[f32], a: Buff[v4], b: Buff[v4]):
         i = vc.global_invocation_id().x

@@ -1,5 +1,5 @@
 """A soak of the multi-queue machinery (slow: `make test-slow`; VKDISPATCH_SOAK_SECONDS sets the
-length, 600 by default, the issue's bound): threads submit graphs to random queues, write,
+length, 600 by default): threads submit graphs to random queues, write,
 read and transfer in the background, copy and all-reduce replicas, and free buffers with work
 in flight, in random order, for the whole time; every value read is checked against a host
 model of what each replica must hold."""

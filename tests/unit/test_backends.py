@@ -1,4 +1,5 @@
-"""Backend selection, the dummy backend, the CLI and logging (reference sections 2, 4).
+"""Backend selection, the dummy backend, the CLI and logging (docs/api.rst,
+"Initialization and devices" and "Logging").
 
 The backend is process-global, so each scenario runs in a fresh interpreter. The child prints
 one JSON object of probe results after a marker line; the tests assert on it.
@@ -127,7 +128,7 @@ def test_dummy_backend_context_and_waits_work(dummy):
     assert value(dummy, "limits") == [32, [1024, 1024, 64], [65535, 65535, 65535], 1024, 65536,
                                       0, True, 1]
     assert value(dummy, "wait") == [None, None, None, True]
-    assert value(dummy, "families") == [[0, 1], [0, 1, 0]]  # reference 5.2 rule
+    assert value(dummy, "families") == [[0, 1], [0, 1, 0]]  # even positions compute, odd graphics
 
 
 def test_dummy_backend_buffer_creation_raises_dummy_backend_error():
@@ -321,3 +322,24 @@ def test_cuda_graph_capture_names_exist_and_say_cuda_is_not_in_this_build():
     for attempt in (cuda_graph_capture, CUDAGraphCapture):
         with pytest.raises(InvalidStateError, match="needs the CUDA backend"):
             attempt()
+
+
+OTHER_BACKENDS_ONLY = ("is_cuda", "is_opencl", "from_cuda_array", "cuda_graph_capture",
+                       "get_cuda_capture", "CUDAGraphCapture")
+
+
+def test_cuda_and_opencl_backend_names_are_importable_but_not_listed():
+    """The CUDA and OpenCL backends' own names stay importable for 0.1.0 code, but neither
+    ``vd.__all__`` nor ``help(vkdispatch)`` lists them; DLPack, Vulkan-build API, is listed."""
+    import pydoc
+    from vkdispatch.errors import InvalidStateError
+    assert all(callable(getattr(vd, name)) for name in OTHER_BACKENDS_ONLY)
+    assert vd.is_cuda() is False and vd.is_opencl() is False
+    with pytest.raises(InvalidStateError, match="needs the CUDA backend"):
+        vd.from_cuda_array(object())
+    assert not set(OTHER_BACKENDS_ONLY) & set(vd.__all__)
+    assert all(hasattr(vd, name) for name in vd.__all__)
+    text = pydoc.render_doc(vd, renderer=pydoc.plaintext)
+    for name in OTHER_BACKENDS_ONLY:
+        assert name not in text, name
+    assert "from_dlpack(" in text and "__dlpack__(" in text

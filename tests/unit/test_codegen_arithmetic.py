@@ -1,4 +1,7 @@
-"""Arithmetic and typing of traced expressions (reference 11.6 and the COMPAT fixes).
+"""Arithmetic and typing of traced expressions: the promotion rules of ``vkdispatch.base.dtype``
+(docs/shaders.rst, "The DSL"), with vkdispatch 0.1.0's wrong labels fixed (comparisons are
+booleans, ``abs`` keeps integer types, ``x ** 2`` on integers multiplies integers, ``x ** 0``
+is a typed 1).
 
 Every case checks three things: the DSL's dtype label, the shape of the emitted text, and that
 GLSL computes exactly the labelled type (``assert_glsl_type`` compiles a probe that only

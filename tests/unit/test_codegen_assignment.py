@@ -1,4 +1,6 @@
-"""Assignment, registers, in-place operators and casts (reference 11.5, 11.7, COMPAT)."""
+"""Assignment, registers, in-place operators and casts (docs/shaders.rst, "The DSL"),
+including the checks vkdispatch 0.1.0 lacked: a conjugate view keeps its conjugation when
+assigned, and a float literal assigned to an integer raises ``TypeError``."""
 from __future__ import annotations
 
 import pytest

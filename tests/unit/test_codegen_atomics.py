@@ -1,5 +1,5 @@
-"""Atomics: ``vc.atomic_add`` on buffer and shared-memory elements (reference 11.11), and
-``vc.coherent``, with which one workgroup reads what another stored."""
+"""Atomics: ``vc.atomic_add`` on buffer and shared-memory elements, and ``vc.coherent``, with
+which one workgroup reads what another stored (docs/shaders.rst, "The DSL")."""
 from __future__ import annotations
 
 import pytest

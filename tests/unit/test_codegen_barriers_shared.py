@@ -1,4 +1,6 @@
-"""Barrier statements and shared memory (reference 11.13, 11.16, COMPAT)."""
+"""Barrier statements and shared memory (``vc.barrier``, ``vc.memory_barrier*``,
+``vc.shared_buffer``; docs/shaders.rst, "The DSL"), including ``shared_buffer(...).shape``,
+which vkdispatch 0.1.0 lacked."""
 from __future__ import annotations
 
 import re

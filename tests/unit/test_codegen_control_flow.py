@@ -1,4 +1,5 @@
-"""Control flow: the context managers, the legacy statement API, conditions, any/all (11.8)."""
+"""Control flow: the context managers, the legacy statement API, conditions, any/all
+(docs/shaders.rst, "The DSL")."""
 from __future__ import annotations
 
 import inspect

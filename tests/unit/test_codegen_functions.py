@@ -1,4 +1,6 @@
-"""Built-in values and math, geometric, matrix and complex functions (11.9, 11.10, COMPAT).
+"""Built-in values and math, geometric, matrix and complex functions (docs/shaders.rst, "The
+DSL"), with vkdispatch 0.1.0's wrong labels fixed (``dot``/``length``/``distance`` are scalars,
+``min``/``max``/``abs`` keep integer types) and ``vc.abs(number)`` and ``vc.modf`` working.
 
 Each call is checked for its label, its text where the shape matters, and for GLSL computing
 exactly that label (which also proves the call has a GLSL overload).

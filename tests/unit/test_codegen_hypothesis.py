@@ -1,6 +1,7 @@
 """Property test: random arithmetic expression trees over float32/int32/uint32 values and
 Python literals trace, compile, and carry the dtype label that a small independent model of the
-promotion rules predicts (reference 11.6 with the COMPAT fixes).
+promotion rules predicts (those of ``vkdispatch.base.dtype``, described below and in
+docs/shaders.rst, "The DSL").
 
 The model: literals are uint32 (ints >= 0), int32 (negative ints) or float32; ``+ - *``,
 ``min``/``max``/``clamp``, bitwise operators, ``//`` and ``%`` give the higher of

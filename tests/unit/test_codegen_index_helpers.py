@@ -1,5 +1,5 @@
 """``vc.ravel_index`` (flat -> multi-dimensional) and ``vc.unravel_index`` (the other way),
-named as in the reference (11.17)."""
+named as in vkdispatch 0.1.0 (docs/shaders.rst, "The DSL")."""
 from __future__ import annotations
 
 import pytest

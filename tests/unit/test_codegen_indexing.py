@@ -1,4 +1,5 @@
-"""Indexing, components, swizzles, complex parts, conjugates and image sampling (11.3, 11.4)."""
+"""Indexing, components, swizzles, complex parts, conjugates and image sampling
+(docs/shaders.rst, "The DSL"; docs/images.rst)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,8 +1,9 @@
-"""Argument kinds and the generated GLSL layout (reference 11.1, 11.18, 11.19, 18).
+"""Argument kinds (docs/shaders.rst, "Parameters") and the generated GLSL layout: bindings,
+the uniform block, the push-constant block and variable names.
 
-Includes the two verified examples of reference 11.19, whose bodies and blocks we must
-reproduce, and a check that the uniform/push-constant member order agrees with the offsets
-glslang assigns (the host packs members back to back).
+Includes two shaders whose bodies and blocks reproduce the GLSL that vkdispatch 0.1.0
+generated for them, and a check that the uniform/push-constant member order agrees with the
+offsets glslang assigns (the host packs members back to back).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from vkdispatch.dtypes import scalar_of
 GUARD = "if(any(lessThanEqual(UBO.exec_count.xyz, gl_GlobalInvocationID))) { return; }"
 
 
-# -- the reference's verified examples (11.19) ---------------------------------------------------
+# -- two shaders as vkdispatch 0.1.0 generated them ----------------------------------------------
 
 @vd.shader("values.size", local_size=LOCAL_SIZE)
 def shift(values: Buff[f32], offset: Const[f32]):

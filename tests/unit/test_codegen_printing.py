@@ -1,4 +1,5 @@
-"""printf, print and comments (reference 11.14, 11.15). Each printf's format starts with its
+"""printf, print and comments (docs/shaders.rst, "Printing from shaders"). Each printf's format
+starts with its
 origin, ``[shader at file:line] ``."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Subgroup operations and their extension line (reference 11.12, 18)."""
+"""Subgroup operations (``vc.subgroup_*``) and the GLSL ``#extension`` line each needs."""
 from __future__ import annotations
 
 import pytest

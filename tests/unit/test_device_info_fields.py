@@ -30,16 +30,16 @@ DICT_FUNCTION = "_device_dict"
 
 # C++ member -> the Python field it becomes, only where the name differs or members merge.
 RENAMED = {
-    "index": "dev_index",                  # the reference API's name
+    "index": "dev_index",                  # vkdispatch 0.1.0's name
     "queue_families": "queue_properties",  # a list of (queue_count, flags) tuples
     "has_uuid": "uuid",                    # uuid is None when has_uuid is false
 }
 # C++ members that never reach Python (nor the .pxd), with the reason.
 NATIVE_ONLY = {
     "storage_buffer_alignment": "read only by descriptor_set.cpp to check storage-buffer "
-                                "offsets; the reference DeviceInfo has no such field",
+                                "offsets; vkdispatch 0.1.0's DeviceInfo has no such field",
     "sampler_mirror_clamp_to_edge": "read only by device.cpp (enabling the feature) and "
-                                    "sampler.cpp; the reference DeviceInfo has no such field",
+                                    "sampler.cpp; vkdispatch 0.1.0's DeviceInfo has no such field",
 }
 
 SOURCE_NAMES = {

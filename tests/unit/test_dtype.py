@@ -1,7 +1,7 @@
 """Unit tests of vkdispatch.dtypes: the dtype table, promotion rules, numpy mapping.
 
-The expected values are written out independently from the reference table (section 7.2
-and 7.3 of the vkdispatch reference), not derived from the module under test.
+The expected values are written out independently, from vkdispatch 0.1.0's dtype table and
+helpers, not derived from the module under test.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from vkdispatch import dtypes as dt
 NL = "\\\\n"  # A backslash pair followed by "n", as the matrix format strings spell newlines.
 
 # name, kind, glsl_type, item_size, shape, numpy_shape, true_numpy_shape, child_type,
-# child_count, scalar, format_str  (reference table 7.2, row by row)
+# child_count, scalar, format_str  (vkdispatch 0.1.0's values, row by row)
 TABLE = [
     ("int16", "scalar", "int16_t", 2, (1,), (1,), (), None, 0, None, "%d"),
     ("uint16", "scalar", "uint16_t", 2, (1,), (1,), (), None, 0, None, "%u"),

@@ -1,4 +1,4 @@
-"""FFT precision rules (reference: fft-reduce section 3.5): legal precisions, promotion, device
+"""FFT precision rules (docs/fft.rst; vkdispatch 0.1.0's): legal precisions, promotion, device
 support over every device of the context, and compute-precision resolution with downward
 fallback. Devices are fakes installed in place of ``get_context``, so no GPU is needed."""
 from __future__ import annotations

@@ -6,7 +6,8 @@ them without the DSL); only base touches the native bridge, by import or through
 checked by the same rules, except that its objects wrap native objects of their own (the C++ kp
 classes): they use ``._native``, and load the extension through ``vkdispatch.base``; and it
 takes SPIR-V, never the DSL, so it does not import codegen. Checked on the source with ``ast``,
-so a new upward import fails here before it becomes a cycle."""
+so a new upward import fails here before it becomes a cycle (docs/architecture.rst
+describes the layers)."""
 from __future__ import annotations
 
 import ast

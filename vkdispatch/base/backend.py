@@ -1,7 +1,7 @@
 """Backend names, their resolution order, and loading of the native module.
 
 This build ships the Vulkan backend (the native extension) and the codegen-only ``dummy``
-backend. ``cuda`` and ``opencl`` are recognised names of the reference API whose runtimes are not
+backend. ``cuda`` and ``opencl`` are recognised names of vkdispatch 0.1.0 whose runtimes are not
 part of this build: asking for them raises :class:`BackendUnavailableError`.
 """
 from __future__ import annotations

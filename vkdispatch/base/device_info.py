@@ -18,7 +18,7 @@ DEVICE_INFO_FIELDS = (
     "quad_operations_in_all_stages", "max_compute_shared_memory_size", "queue_properties",
     "scalar_block_layout", "timeline_semaphores", "uuid",
 )  # fmt: skip
-"""Constructor argument order of :class:`DeviceInfo` (the order of the reference API)."""
+"""Constructor argument order of :class:`DeviceInfo` (vkdispatch 0.1.0's order)."""
 
 DEVICE_TYPE_NAMES = {0: "Other", 1: "Integrated GPU", 2: "Discrete GPU", 3: "Virtual GPU",
                      4: "CPU"}

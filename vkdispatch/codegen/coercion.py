@@ -1,7 +1,7 @@
 """Making GLSL compute the type the DSL promised.
 
-The DSL types an expression by the promotion rules of ``vkdispatch.dtypes`` (reference
-section 11.6: ``uint32 + int32 -> int32``, ``float16 + float32 -> float32``, ...). GLSL's own
+The DSL types an expression by the promotion rules of ``vkdispatch.dtypes``
+(``uint32 + int32 -> int32``, ``float16 + float32 -> float32``, ...). GLSL's own
 implicit conversions disagree in places (``uint + int`` is ``uint`` in GLSL, ``float16_t + 1``
 does not compile, ``pow(vec2, float)`` has no overload), so every operand whose component type
 differs from the result's is spelled with an explicit conversion, and every Python literal is

@@ -1,6 +1,6 @@
 """Python operators on shader values: arithmetic, comparisons, bitwise and in-place forms.
 
-Result types follow the promotion rules of ``vkdispatch.dtypes`` (reference section 11.6);
+Result types follow the promotion rules of ``vkdispatch.dtypes`` (docs/shaders.rst, "The DSL");
 ``coercion.py`` spells the operands so that GLSL computes that same type. Python literals are
 typed by ``number_to_dtype`` in expressions; in-place operators accept any literal that fits
 the target (``h += 1`` on a float16 register works, ``i += 1.5`` on an int raises).
@@ -58,7 +58,7 @@ def _is_int_literal(value) -> bool:
 
 def pow_text(base, exponent, result) -> str:
     """``pow(base, exponent)`` computing ``result``; GLSL has no double ``pow``, so float64 is
-    evaluated in float32 (as the reference does for every transcendental function)."""
+    evaluated in float32 (as vkdispatch 0.1.0 does for every transcendental function)."""
     if scalar_of(result) is dt.float64:
         narrow = with_scalar(result, dt.float32)
         return (f"{result.glsl_type}(pow({operand_text(base, narrow, True, True)}, "

@@ -102,7 +102,7 @@ class FFTStage:
         return self.instance_count * self.threads != self.butterflies
 
 
-FFTRegisterStageConfig = FFTStage  # the reference's name
+FFTRegisterStageConfig = FFTStage  # vkdispatch 0.1.0's name
 
 
 def plan_radices(n: int, max_radix: int) -> list[list[int]]:
@@ -175,7 +175,7 @@ def _stages_for(n: int, radices: list[list[int]], threads: int) -> tuple[FFTStag
 class FFTConfig:
     """Geometry and plan of the transform of every line along ``axis`` of ``buffer_shape``.
 
-    Attributes (the reference's names): ``N``, ``fft_stride`` (distance between samples of
+    Attributes (vkdispatch 0.1.0's names): ``N``, ``fft_stride`` (distance between samples of
     a line), ``batch_outer_stride``/``batch_outer_count`` (lines blocks before the axis),
     ``batch_inner_count`` (interleaved lines), ``stages``, ``register_count`` (complex
     registers per thread), ``batch_threads`` (threads per line), ``thread_counts``,

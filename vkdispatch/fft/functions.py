@@ -48,7 +48,7 @@ def check_graph(graph) -> None:
 
 
 def _split_buffers(buffers: tuple, graph, print_shader: bool):
-    """The reference's multi-axis helpers take ``(buffer, graph=None, print_shader=False)``
+    """vkdispatch 0.1.0's multi-axis helpers take ``(buffer, graph=None, print_shader=False)``
     positionally; ours take every map buffer too, so a trailing graph/bool positional keeps
     its old meaning."""
     buffers = list(buffers)

@@ -194,8 +194,8 @@ def register_reads_iterator(registers: FFTRegisters, format_transposed: bool = F
 def global_trasposed_write_iterator(registers: FFTRegisters, inner_only: bool = False,
                                     layout: tuple = (0, False)
                                     ) -> Iterator[GlobalTransposedWriteOp]:
-    """Stores of every register (first-stage input layout) at its transposed index (the
-    reference's spelling; also ``global_transposed_write_iterator``). With ``inner_only``
+    """Stores of every register (first-stage input layout) at its transposed index (vkdispatch
+    0.1.0's spelling; also ``global_transposed_write_iterator``). With ``inner_only``
     only the invocations of the first outer batch store (one kernel for every batch)."""
     resources = registers.resources
     grid = resources.grid

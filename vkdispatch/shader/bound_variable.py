@@ -13,5 +13,5 @@ class BoundVariableName:
     name: str
 
     def __call__(self, *_args):
-        # Callable like the reference's bind_var result, so code testing callable() still works.
+        # Callable like vkdispatch 0.1.0's bind_var result, so code testing callable() still works.
         return self.name

@@ -1,6 +1,6 @@
-// The Kompute-compatible C++ API (namespace kp) against host computations: the reference's
-// array multiply, every memory type, specialization and push constants, asynchronous
-// evaluation, copies, timestamps, a user operation, and Kompute's errors.
+// The Kompute-compatible C++ API (namespace kp) against host computations: Kompute's array
+// multiply (examples/kompute/array_multiply.cpp), every memory type, specialization and push
+// constants, asynchronous evaluation, copies, timestamps, a user operation, and Kompute's errors.
 #include <gtest/gtest.h>
 
 #include <cfloat>

@@ -187,7 +187,7 @@ def shared_buffer(var_type, size: int, var_name: str | None = None) -> BufferVar
 
 def _format_argument(arg) -> str:
     if isinstance(arg, str):
-        return arg  # inserted verbatim, as in the reference (an escape hatch for raw GLSL)
+        return arg  # inserted verbatim, as in vkdispatch 0.1.0 (an escape hatch for raw GLSL)
     return as_variable(arg, "printf argument").name
 
 
@@ -302,7 +302,7 @@ def _check_printf_arguments(format_text: str, conversions: list, variables: list
                                    f"conversion); use vc.print_vars to print any value")
 
 
-def printf(format: str, *args) -> None:  # noqa: A002 - the reference's name
+def printf(format: str, *args) -> None:  # noqa: A002 - vkdispatch 0.1.0's name
     """Emits ``debugPrintfEXT(format, args...)`` (printed in debug mode only). String
     arguments are inserted verbatim, shader values and numbers as expressions. The format is
     checked against the arguments (count, integer or float, vector size) unless a string

@@ -1,4 +1,4 @@
-"""Index helpers between flat and multi-dimensional indices (named as in the reference:
+"""Index helpers between flat and multi-dimensional indices (named as in vkdispatch 0.1.0:
 ``ravel_index`` goes flat -> multi-dimensional, ``unravel_index`` the other way)."""
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ GLSL call always exists and returns the labelled type. Results are the floating 
 that type, except where GLSL says otherwise: ``dot``/``length``/``distance`` are scalars,
 ``min``/``max``/``clamp``/``abs`` keep integer types, ``isnan``/``isinf`` are booleans. GLSL has
 no double-precision transcendental functions, so float64 arguments of those are evaluated in
-float32 (``double(sin(float(x)))``), as the reference does.
+float32 (``double(sin(float(x)))``), as vkdispatch 0.1.0 does.
 """
 from __future__ import annotations
 

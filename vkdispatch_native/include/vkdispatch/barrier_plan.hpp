@@ -3,9 +3,10 @@
 // barrier before it, and what that barrier must order. No Vulkan types, so it is tested without
 // a driver (command.hpp turns a Barrier into vkCmdPipelineBarrier).
 //
-// The rules (reference section 13.6, extended to every stage kind): a command needs a barrier
-// when a resource it uses was written since the last barrier (read after write, write after
-// write), or when it writes a resource read since the last barrier (write after read). Read after
+// The rules (vkdispatch 0.1.0's, between compute dispatches, extended to every stage kind): a
+// command needs a barrier when a resource it uses was written since the last barrier (read after
+// write, write after write), or when it writes a resource read since the last barrier (write
+// after read). Read after
 // read needs none, and the first use of a resource needs none (each submission starts with a full
 // barrier). A barrier is a global memory barrier from every access since the previous barrier to
 // every access kind the recording contains (its scope), so it resolves every earlier access at
