@@ -83,10 +83,17 @@ test: setup
 	$(VPY) tests/summary.py $(RESULTS) $(TEST_SUITES) || failed=1; \
 	exit $$failed
 
-native-build: setup
+native-build: setup $(NATIVE_BUILD)/.built
+
+# Built again only when a native source, build file or C++ example changed (make test reaches
+# native-build from two suites; the second found nothing to do but still said it was building).
+$(NATIVE_BUILD)/.built: $(NATIVE_SOURCES) $(shell find vkdispatch_native examples/kompute -type f \
+                          \( -name CMakeLists.txt -o -name '*.cmake' -o -path '*/examples/*' \)) \
+                        | .setup-done
 	@echo "building the native tests (log: $(NATIVE_BUILD)/build.log)..."
 	@$(call logged,$(NATIVE_BUILD)/build.log,cmake -S vkdispatch_native -B $(NATIVE_BUILD) \
 	  -DCMAKE_BUILD_TYPE=Release && cmake --build $(NATIVE_BUILD) -j $(JOBS))
+	@touch $@
 
 test-native: native-build
 	@$(call run_suite,native,ctest --test-dir $(NATIVE_BUILD) --output-on-failure \

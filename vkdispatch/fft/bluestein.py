@@ -113,9 +113,6 @@ def _load(ctx: FFTContext, io: IOManager, table, lines: _Lines,
           signal_range: Tuple[int, int]) -> None:
     """Registers = ``x[k] w[k]`` through the input side for k < N, zeros past N."""
     proxy = io.input_proxy
-    if proxy is io.output_proxy and proxy.has_callback():
-        raise InvalidArgumentError("an output_map cannot serve as the input of an in-place "
-                                   "FFT; give input_type or an input_map")
     for op in global_reads_iterator(ctx.registers):
         user = dataclasses.replace(lines.user_op(op, True), signal_range=signal_range)
         _chirped_load(proxy.map_func, proxy.variables, user, op.register, table, op.fft_index,

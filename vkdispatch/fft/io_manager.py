@@ -150,9 +150,6 @@ class IOManager:
         """Loads the input side into the registers (stage-0 layout)."""
         registers = registers or self.default_registers
         proxy = self.input_proxy
-        if proxy is self.output_proxy and proxy.has_callback():
-            raise InvalidArgumentError("an output_map cannot serve as the input of an in-place "
-                                       "FFT; give input_type or an input_map")
         self.record_extent(proxy, registers.resources.config.buffer_shape, r2c)
         self.read_from_proxy(proxy, global_reads_iterator(registers, r2c=r2c, inverse=inverse,
                                                           signal_range=signal_range))

@@ -130,9 +130,6 @@ def _gather(ctx: FFTContext, io: IOManager, table, lines: _Lines,
             signal_range: Tuple[int, int]) -> None:
     """Registers = ``a[m] = x[g^m]`` through the input side."""
     proxy = io.input_proxy
-    if proxy is io.output_proxy and proxy.has_callback():
-        raise InvalidArgumentError("an output_map cannot serve as the input of an in-place "
-                                   "FFT; give input_type or an input_map")
     for op in global_reads_iterator(ctx.registers):
         user = lines.user_op(op, lines.power(table, op.fft_index, 1), True)
         through_caller(proxy.map_func, dataclasses.replace(user, signal_range=signal_range),
