@@ -51,6 +51,12 @@ SinkState& state() {
     return *s;
 }
 
+// The sink and its user pointer as set now (read together; called outside the lock).
+std::pair<LogSink, void*> currentSink() {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    return {state().sink, state().user};
+}
+
 // The validation layer reports from inside the Vulkan call that caused the message, on the
 // calling thread: keeping the messages per thread hands them to that call and no other.
 std::vector<std::string>& threadValidationErrors() {
@@ -85,13 +91,7 @@ void deliverDeferredLogs() {
         d.dropped = 0;
         d.any.store(false);
     }
-    LogSink sink;
-    void* user;
-    {
-        std::lock_guard<std::mutex> lock(state().mutex);
-        sink = state().sink;
-        user = state().user;
-    }
+    const auto [sink, user] = currentSink();
     if (sink == nullptr) return;
     if (dropped > 0) {
         const std::string note = std::to_string(dropped) +
@@ -117,13 +117,7 @@ void log(LogLevel level, const std::string& message) {
         return;
     }
     deliverDeferredLogs();  // the older messages first
-    LogSink sink;
-    void* user;
-    {
-        std::lock_guard<std::mutex> lock(state().mutex);
-        sink = state().sink;
-        user = state().user;
-    }
+    const auto [sink, user] = currentSink();
     if (sink != nullptr) sink(static_cast<int>(level), message.c_str(), user);
 }
 
