@@ -371,12 +371,15 @@ def test_config_threads_and_registers_cover_every_butterfly(case):
         assert stage.registers_used <= config.register_count
     assert config.thread_counts == tuple(min(threads, s.butterflies) for s in config.stages)
     assert config.register_count == max((s.registers_used for s in config.stages), default=1)
-    assert config.register_count <= 16
+    assert config.register_count <= config.max_register_count
+    assert config.max_register_count == (config_module.SPLIT_EXCHANGE_REGISTERS
+                                         if config.exchange_split and config.fft_stride == 1
+                                         else 16)
     axis_limit = limits.max_workgroup_size[1 if config.fft_stride > 1 else 0]
     assert 1 <= threads <= min(axis_limit, limits.max_workgroup_invocations)
     # The fewest threads, preferring those that split every stage evenly.
     n, radices = config.N, [s.radix for s in config.stages]
-    fits, even = _thread_fit(n, radices, threads, 16)
+    fits, even = _thread_fit(n, radices, threads, config.max_register_count)
     assert fits
     for fewer in range(1, threads):
         fewer_fits, fewer_even = _thread_fit(n, radices, fewer, 16)
@@ -471,6 +474,22 @@ def test_config_shared_memory_layout(case):
         assert config.N * item <= limit, config
     if config.fft_stride == 1:
         assert config.exchange_split == (config.N * item > limit)
+
+
+@pytest.mark.parametrize("n, precision", [(8192, "complex64"), (4096, "complex128")])
+def test_split_lines_plan_longer_stages(n, precision):
+    """A line that fits shared memory only one component at a time plans with more registers
+    (fewer threads, longer stages); an explicit budget is kept."""
+    default = FFTConfig((n,), compute_type=PRECISIONS[precision], limits=NVIDIA)
+    explicit = FFTConfig((n,), max_register_count=16, compute_type=PRECISIONS[precision],
+                         limits=NVIDIA)
+    assert default.exchange_split and explicit.exchange_split
+    assert default.max_register_count == config_module.SPLIT_EXCHANGE_REGISTERS
+    assert explicit.max_register_count == 16
+    assert len(default.stages) <= len(explicit.stages)
+    assert default.batch_threads < explicit.batch_threads
+    whole = FFTConfig((n // 2,), compute_type=PRECISIONS[precision], limits=NVIDIA)
+    assert not whole.exchange_split and whole.max_register_count == 16
 
 
 def test_config_drops_padding_before_splitting():

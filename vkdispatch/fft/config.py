@@ -29,6 +29,13 @@ __all__ = ["DeviceLimits", "FFTStage", "FFTRegisterStageConfig", "FFTConfig", "p
 _LIMITS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # context -> (key, limits)
 # A strided transform coalesces only with several adjacent lines per workgroup.
 MIN_STRIDED_LINES = 4
+# Registers per thread of a contiguous line that fits shared memory only one component at a time
+# (each exchange then takes two rounds): fewer threads with longer stages. On an H200 (graph
+# replays of 256 MiB) complex64 N = 8192 ran at 1968 / 2306 / 2580 GB/s with 8 / 16 / 32
+# registers, float64 N = 4096 (a forward + inverse pair) at 2527 / 2664 / 3392; where a line
+# fits whole, 16 stayed best (complex64 4096: 3347 / 3538 / 3283, float64 1024: 3756 / 3877 /
+# 3090).
+SPLIT_EXCHANGE_REGISTERS = 32
 # Shared-memory rows are padded by one element every 128 bytes, so strided stage writes
 # spread over the banks instead of hitting one.
 _BANK_ROW_BYTES = 128
@@ -201,16 +208,25 @@ class FFTConfig:
         self.batch_outer_stride = self.fft_stride * self.N
         self.batch_outer_count = math.prod(shape[:self.axis])
         self.batch_inner_count = self.fft_stride
-        if max_register_count is None:
+        chosen_by_default = max_register_count is None
+        if chosen_by_default:
             max_register_count = default_register_limit()
         if isinstance(max_register_count, bool) or not isinstance(max_register_count, int) \
                 or max_register_count < 2:
             raise InvalidArgumentError(f"max_register_count must be an int of at least 2 (or "
                                        f"None for {default_register_limit()}), got "
                                        f"{max_register_count!r}")
-        self.max_register_count = max_register_count
         check_length(self.N)
-        radices = plan_radices(self.N, min(self.max_register_count, self.N)) if self.N > 1 else []
+        self._plan(max_register_count)
+        if chosen_by_default and self.exchange_split and self.fft_stride == 1:
+            self._plan(SPLIT_EXCHANGE_REGISTERS)
+
+    # -- planning ---------------------------------------------------------------------------
+
+    def _plan(self, max_register_count: int) -> None:
+        """Stages, threads and the shared-memory layout for a register budget."""
+        self.max_register_count = max_register_count
+        radices = plan_radices(self.N, min(max_register_count, self.N)) if self.N > 1 else []
         self.batch_threads = self._choose_threads(radices)
         self.stages = _stages_for(self.N, radices, self.batch_threads)
         self.register_count = max([s.registers_used for s in self.stages], default=1)
@@ -220,8 +236,6 @@ class FFTConfig:
         self.sdata_row_size_padded = self.N + self.N // self.pad_period
         self._fit_shared_memory()
         self.sdata_allocation = self.sdata_row_size_padded if self.uses_sdata else 0
-
-    # -- planning ---------------------------------------------------------------------------
 
     def thread_limit(self) -> int:
         axis_limit = self.limits.max_workgroup_size[1 if self.fft_stride > 1 else 0]
