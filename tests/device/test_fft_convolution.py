@@ -324,6 +324,22 @@ def test_kernel_map_reads_the_kernel_layout_of_io_index(context, rng, transposed
     assert_fft_close(buf.read(0), conv_ref(x, kernel, axis), 12, EPS32, CC)
 
 
+@pytest.mark.parametrize("transposed", [False, True], ids=["natural", "transposed"])
+def test_lines_longer_than_the_whole_line_limit(context, rng, transposed):
+    """A line past CONVOLUTION_WHOLE_LINE_BYTES exchanges one component at a time; the
+    transposed kernel's layout follows the same plan."""
+    n = 4096
+    assert n * 8 > vd.fft.fused_budget.CONVOLUTION_WHOLE_LINE_BYTES
+    shape = (3, n)
+    x, kernel = crandom(rng, shape), crandom(rng, shape)
+    kbuf = vd.asbuffer(kernel)
+    if transposed:
+        kbuf = vd.fft.transpose(kbuf, axis=-1)
+    buf = vd.asbuffer(x)
+    vd.fft.convolve(buf, kbuf, transposed_kernel=transposed)
+    assert_fft_close(buf.read(0), conv_ref(x, kernel, -1), n, EPS32, CC)
+
+
 # -- mapping hooks and signal ranges ----------------------------------------------------------
 
 def test_input_map_output_map_and_kernel_argument_order(context, rng):

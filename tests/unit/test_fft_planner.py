@@ -27,6 +27,7 @@ from codegen_helpers import assert_compiles
 from vkdispatch.base import context as base_context
 from vkdispatch.base import dtype as dt
 from vkdispatch.fft import config as config_module
+from vkdispatch.fft import convolution as convolution_module
 from vkdispatch.fft import fft_context, global_reads_iterator, global_writes_iterator
 from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig, plan_radices
 from vkdispatch.fft.grid import STAGED_BELOW_THREADS, FFTGridManager, split_workgroups
@@ -490,6 +491,23 @@ def test_split_lines_plan_longer_stages(n, precision):
     assert default.batch_threads < explicit.batch_threads
     whole = FFTConfig((n // 2,), compute_type=PRECISIONS[precision], limits=NVIDIA)
     assert not whole.exchange_split and whole.max_register_count == 16
+
+
+def test_split_above_bytes_splits_only_longer_contiguous_lines():
+    """The fused convolution's preference: a contiguous line whose complex values exceed
+    the bytes given exchanges one component at a time; shorter and strided lines do not."""
+    def config(shape, axis):
+        return FFTConfig(shape, axis, 16, limits=NVIDIA, split_above_bytes=24 * 1024)
+    assert config((4096,), 0).exchange_split  # 32 KiB fits whole on this device
+    assert not FFTConfig((4096,), 0, 16, limits=NVIDIA).exchange_split
+    assert not config((2048,), 0).exchange_split
+    assert not config((1024, 8), 0).exchange_split  # strided: 4 lines of 8 KiB
+
+
+def test_fused_convolution_lines_take_the_split_preference():
+    plan = convolution_module._fused_line((3, 4096), 1, dt.complex64, NVIDIA)
+    assert FFTConfig((3, 4096), 1, limits=NVIDIA, **plan).exchange_split
+    assert not FFTConfig((3, 4096), 1, plan["max_register_count"], limits=NVIDIA).exchange_split
 
 
 def test_config_drops_padding_before_splitting():

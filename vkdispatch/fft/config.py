@@ -192,7 +192,7 @@ class FFTConfig:
 
     def __init__(self, buffer_shape: Tuple, axis: int | None = None,
                  max_register_count: int | None = None, compute_type=dt.complex64,
-                 limits: DeviceLimits | None = None):
+                 limits: DeviceLimits | None = None, split_above_bytes: int | None = None):
         if not dt.is_complex(compute_type):
             raise InvalidArgumentError(f"compute_type must be a complex dtype, got "
                                        f"{getattr(compute_type, 'name', compute_type)!r}")
@@ -203,6 +203,7 @@ class FFTConfig:
         self.axis = normalize_axis(axis, len(shape))
         self.compute_type = compute_type
         self.limits = limits or DeviceLimits.current()
+        self.split_above_bytes = split_above_bytes
         self.N = shape[self.axis]
         self.fft_stride = math.prod(shape[self.axis + 1:])
         self.batch_outer_stride = self.fft_stride * self.N
@@ -268,15 +269,20 @@ class FFTConfig:
         """Chooses how a line sits in shared memory: complex values, or (``exchange_split``)
         one component at a time, which halves the footprint at the cost of a second round
         per exchange; padded if it fits. Strided axes aim for ``MIN_STRIDED_LINES`` lines per
-        group (adjacent lines are what makes their loads coalesce). Raises when not even one
-        unpadded line of one component fits."""
+        group (adjacent lines are what makes their loads coalesce). A contiguous line whose
+        complex values would take more than ``split_above_bytes`` is split even where it fits
+        whole. Raises when not even one unpadded line of one component fits."""
         self.exchange_split = False
         if not self.uses_sdata:
             return
         item, limit = self.compute_type.item_size, self.limits.max_shared_memory
         padded = self.sdata_row_size_padded
         wanted = min(MIN_STRIDED_LINES, self.fft_stride)
-        layouts = [(rows, split, size) for rows in (wanted, 1) for split in (False, True)
+        splits = (False, True)
+        if (self.split_above_bytes is not None and self.fft_stride == 1
+                and self.N * item > self.split_above_bytes):
+            splits = (True,)
+        layouts = [(rows, split, size) for rows in (wanted, 1) for split in splits
                    for size in (padded, self.N)]
         for rows, split, size in layouts:
             if rows * size * (item // 2 if split else item) <= limit:

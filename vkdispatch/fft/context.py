@@ -34,9 +34,10 @@ class FFTContext:
     def __init__(self, shader_context, buffer_shape: Tuple, axis: Optional[int] = None,
                  max_register_count: Optional[int] = None, compute_type=dt.complex64,
                  name: Optional[str] = None, limits: DeviceLimits | None = None,
-                 force_sdata: bool = False):
+                 force_sdata: bool = False, split_above_bytes: Optional[int] = None):
         self.shader_context = shader_context
-        self.config = FFTConfig(buffer_shape, axis, max_register_count, compute_type, limits)
+        self.config = FFTConfig(buffer_shape, axis, max_register_count, compute_type, limits,
+                                split_above_bytes)
         self.grid = FFTGridManager(self.config, force_sdata)
         self.resources = FFTResources(self.config, self.grid)
         self.registers = self.allocate_registers("fft")
@@ -179,13 +180,15 @@ class FFTContext:
 def fft_context(buffer_shape: Tuple, axis: Optional[int] = None,
                 max_register_count: Optional[int] = None, compute_type=dt.complex64,
                 name: Optional[str] = None, limits: DeviceLimits | None = None,
-                force_sdata: bool = False) -> Iterator[FFTContext]:
+                force_sdata: bool = False,
+                split_above_bytes: Optional[int] = None) -> Iterator[FFTContext]:
     """Traces a hand-written FFT shader; on a normal exit ``ctx.get_callable()`` returns it.
 
     ``force_sdata`` declares the group's shared memory even when the transform itself needs
-    none (for custom exchanges through ``ctx.sdata``)."""
+    none (for custom exchanges through ``ctx.sdata``); ``split_above_bytes``: see
+    :class:`FFTConfig`."""
     with vc.shader_context(vc.ShaderFlags.NO_EXEC_BOUNDS) as shader_context:
         context = FFTContext(shader_context, buffer_shape, axis, max_register_count,
-                             compute_type, name, limits, force_sdata)
+                             compute_type, name, limits, force_sdata, split_above_bytes)
         yield context
         context.compile_shader()

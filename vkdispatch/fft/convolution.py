@@ -31,7 +31,8 @@ from vkdispatch.fft.functions import (cached_plan, check_flags, check_graph,
 from vkdispatch.fft.grid import FFTGridManager
 from vkdispatch.fft.iterators import global_trasposed_write_iterator, register_reads_iterator
 from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
-from vkdispatch.fft.fused_budget import CONVOLUTION_BUDGETS, fused_register_budget
+from vkdispatch.fft.fused_budget import (CONVOLUTION_BUDGETS, CONVOLUTION_WHOLE_LINE_BYTES,
+                                        fused_register_budget)
 from vkdispatch.fft.operand_types import resolve_convolution_types, resolve_transpose_types
 from vkdispatch.fft.prime_utils import pad_dim
 from vkdispatch.fft.shader_factories import signal_range_of
@@ -48,17 +49,25 @@ __all__ = ["convolve", "convolve2D", "convolve2DR", "transpose", "make_convoluti
 # Where the spectrum sits when the kernel is applied: the forward transform's output
 # layout, which the adjoint inverse (``FFTContext.execute_adjoint``) starts from.
 SPECTRUM_LAYOUT = (-1, True)
+
+
+def _fused_line(buffer_shape: Tuple, axis: int, compute_type, limits: DeviceLimits) -> dict:
+    """The plan arguments of a fused convolution's line, shared by the convolution shader
+    and the transposed kernel's layout (which must match it register for register)."""
+    return {"max_register_count": fused_register_budget(buffer_shape, axis, compute_type,
+                                                        limits, CONVOLUTION_BUDGETS),
+            "split_above_bytes": CONVOLUTION_WHOLE_LINE_BYTES}
+
+
 @functools.lru_cache(maxsize=None)
 def _convolution_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, kernel_map,
                         kernel_num: int, normalize: bool, transposed_kernel: bool,
                         kernel_inner_only: bool, input_map, output_map, input_type,
                         output_type, kernel_type, compute_type,
                         signal_range: Tuple[int, int], name: Optional[str]) -> ShaderFunction:
-    budget = fused_register_budget(buffer_shape, axis, compute_type, limits,
-                                   CONVOLUTION_BUDGETS)
     name = name or f"convolution_shader_{buffer_shape}_{axis}"
-    with fft_context(buffer_shape, axis, budget, compute_type=compute_type, name=name,
-                     limits=limits) as ctx:
+    with fft_context(buffer_shape, axis, compute_type=compute_type, name=name, limits=limits,
+                     **_fused_line(buffer_shape, axis, compute_type, limits)) as ctx:
         io = ctx.make_io_manager(output_map, output_type, input_type, input_map,
                                  kernel_map if kernel_map is not None else kernel_type)
         io.read_input(signal_range=signal_range)
@@ -358,9 +367,8 @@ def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_
 # -- the transposed kernel layout -------------------------------------------------------------
 
 def _grid(buffer_shape: Tuple, axis, compute_type, limits: DeviceLimits) -> FFTGridManager:
-    budget = fused_register_budget(buffer_shape, axis, compute_type, limits,
-                                   CONVOLUTION_BUDGETS)
-    config = FFTConfig(buffer_shape, axis, budget, compute_type=compute_type, limits=limits)
+    config = FFTConfig(buffer_shape, axis, compute_type=compute_type, limits=limits,
+                       **_fused_line(buffer_shape, axis, compute_type, limits))
     return FFTGridManager(config, declare_variables=False)
 
 
@@ -383,10 +391,9 @@ def get_transposed_size(buffer_shape: Tuple, axis: int = None,
 @functools.lru_cache(maxsize=None)
 def _transpose_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inner_only: bool,
                       input_type, output_type, compute_type) -> ShaderFunction:
-    budget = fused_register_budget(buffer_shape, axis, compute_type, limits,
-                                   CONVOLUTION_BUDGETS)
-    with fft_context(buffer_shape, axis, budget, compute_type=compute_type, limits=limits,
-                     name=f"transpose_shader_{buffer_shape}_{axis}") as ctx:
+    with fft_context(buffer_shape, axis, compute_type=compute_type, limits=limits,
+                     name=f"transpose_shader_{buffer_shape}_{axis}",
+                     **_fused_line(buffer_shape, axis, compute_type, limits)) as ctx:
         out_buffer, in_buffer = ctx.declare_shader_args([vc.Buffer[output_type],
                                                          vc.Buffer[input_type]])
         for op in register_reads_iterator(ctx.registers, inner_only=inner_only,

@@ -9,7 +9,8 @@ from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.multi_pass import fits_one_pass
 
-__all__ = ["REGISTER_BUDGETS", "CONVOLUTION_BUDGETS", "fused_register_budget"]
+__all__ = ["REGISTER_BUDGETS", "CONVOLUTION_BUDGETS", "CONVOLUTION_WHOLE_LINE_BYTES",
+           "fused_register_budget"]
 
 # Registers per thread of a fused pair inside Rader's and Bluestein's shaders, as measured when
 # they were built (an H100 then ran the fused convolution of N = 1024 in 0.34 ms with 4
@@ -21,6 +22,12 @@ REGISTER_BUDGETS = (4, 8, 16)
 # 0.282 / 0.374 / 0.478 with 4, and convolve2D of 512^2 .. 4096^2 5-24% less time than with 4.
 # A larger budget needs fewer threads, so it fits wherever a smaller one does.
 CONVOLUTION_BUDGETS = (16,)
+# Bytes of shared memory a contiguous line of ``vd.fft.convolve``'s fused shader may take as
+# complex values; a longer line exchanges one component at a time (half the footprint, two
+# rounds per exchange). On an H200 the convolution of N = 4096 (34 KiB a padded line) took
+# 0.332 ms whole and 0.304 ms split, with 16 or 32 registers; the FFT alone of 4096 went the
+# other way (3558 GB/s whole, 3380 split), so only the convolution prefers it.
+CONVOLUTION_WHOLE_LINE_BYTES = 24 * 1024
 
 
 def fused_register_budget(shape: Tuple, axis: int, compute_type, limits: DeviceLimits,
