@@ -197,3 +197,34 @@ TEST_F(KomputeFloat16Device, ShadersComputeInFloatOverFloat16Storage) {
         EXPECT_NEAR(float(y[i]), exact, std::ldexp(std::fabs(exact), -10) + kTiny) << i;
     }
 }
+
+// Three float16 push constants are 6 bytes, which Vulkan cannot push as they are (ranges and
+// pushes are whole 4-byte words): the algorithm rounds its range up and pads the push.
+TEST_F(KomputeFloat16Device, Float16PushConstantsEndingMidWord) {
+    KP_REQUIRE_DEVICE();
+    kp::Manager mgr;
+    const auto x = randomFloats(500, 4);
+    const std::vector<float16> constants = toFloat16({1.37f, -0.625f, 3.1f});
+    const std::string source = R"(#version 450
+#extension GL_EXT_shader_16bit_storage : require
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer X { float x[]; };
+layout(set = 0, binding = 1) buffer Y { float y[]; };
+layout(push_constant) uniform P { float16_t a; float16_t b; float16_t c; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    y[i] = float(a) * x[i] + float(b) * float(c);
+}
+)";
+    auto in = mgr.tensorT<float>(x);
+    auto out = mgr.tensorT<float>(x.size());
+    auto algorithm = mgr.algorithm<float, float16>({in, out}, kp::Shader::compileSource(source),
+                                                   {}, {}, constants);
+    EXPECT_EQ(algorithm->getPushConstants<float16>().size(), 3u);
+    vkdispatch::test::uploadDispatchDownload(*mgr.sequence(), algorithm, in, out);
+    const auto y = out->vector();
+    const float a = constants[0], b = constants[1], c = constants[2];
+    for (size_t i = 0; i < x.size(); ++i)
+        EXPECT_NEAR(y[i], a * x[i] + b * c, 1e-5f * (std::fabs(a * x[i]) + std::fabs(b * c)))
+            << i;
+}

@@ -39,6 +39,10 @@ std::atomic<uint64_t> g_builds{0};  // buildId() values, unique in the process
 
 const char* const kAxes[] = {"x", "y", "z"};
 
+// Push-constant bytes rounded up to whole 4-byte words: Vulkan's ranges and pushes must be
+// multiples of 4, and three float16 constants are 6 bytes.
+uint32_t pushRange(uint32_t bytes) { return (bytes + 3u) & ~3u; }
+
 std::string countsText(const Workgroup& counts) {
     return "(" + std::to_string(counts[0]) + ", " + std::to_string(counts[1]) + ", " +
            std::to_string(counts[2]) + ")";
@@ -183,7 +187,7 @@ void Algorithm::build(const std::vector<std::shared_ptr<Memory>>& mem_objects,
     // programs may replace the values before they dispatch. The layout covers the whole block.
     const uint32_t declared =
         builds ? detail::declaredPushConstantBytes(spirv).value_or(0) : 0;
-    const auto push_range = std::max(static_cast<uint32_t>(push.size()), declared);
+    const auto push_range = pushRange(std::max(static_cast<uint32_t>(push.size()), declared));
     auto pipeline = builds ? createPipeline(mem_objects, spirv, specialization,
                                             specialization_size, push_range)
                            : nullptr;
@@ -267,9 +271,12 @@ void Algorithm::recordBindCore(const vk::CommandBuffer& cb) {
 void Algorithm::recordBindPush(const vk::CommandBuffer& cb) {
     if (!m_pipeline) throw notBuilt();
     if (m_push.empty()) return;
+    // Vulkan pushes whole 4-byte words; half-precision constants may end mid-word.
+    std::vector<uint8_t> words(m_push);
+    words.resize(pushRange(static_cast<uint32_t>(words.size())), 0);
     cb.pushConstants(vk::PipelineLayout(m_pipeline->plan->forQueue(0).layout.get()),
-                     vk::ShaderStageFlagBits::eCompute, 0,
-                     static_cast<uint32_t>(m_push.size()), m_push.data());
+                     vk::ShaderStageFlagBits::eCompute, 0, static_cast<uint32_t>(words.size()),
+                     words.data());
 }
 
 void Algorithm::recordDispatch(const vk::CommandBuffer& cb) {
