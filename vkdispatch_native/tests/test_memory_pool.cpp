@@ -148,6 +148,57 @@ TEST(MemoryPool, EmptyBlocksAreFreedButTheLastOfATypeIsKept) {
     EXPECT_LE(pool().blockCount(), std::max<size_t>(before, 1));
 }
 
+// A dropped allocation of its own serves the next request of about its size (a loop of equal
+// temporaries allocates once); much larger or smaller requests, or another memory type, get
+// their own.
+TEST(MemoryPool, AnOwnAllocationIsKeptAndServesTheNextRequestOfItsSize) {
+    VKD_REQUIRE_DEVICE();
+    Device& device = context().deviceOfQueue(0);
+    MemoryPool pool(device.handle(), device.memoryProperties());
+    const uint32_t type = deviceLocalType();
+    const VkDeviceSize size = 4 * MemoryPool::kLargestPooled;
+    VkDeviceMemory first;
+    {
+        MemoryPool::Lease lease = pool.allocate(requirements(size, 256), type);
+        ASSERT_FALSE(lease.pooled());
+        first = lease.memory();
+    }
+    EXPECT_EQ(pool.keptCount(), 1u);
+    for (int i = 0; i < 20; ++i) {
+        MemoryPool::Lease again = pool.allocate(requirements(size - size / 16, 256), type);
+        EXPECT_EQ(again.memory(), first) << "iteration " << i;
+        EXPECT_EQ(again.allocationSize(), size);  // what a CUDA import must name
+        EXPECT_EQ(pool.keptCount(), 0u);
+    }
+    MemoryPool::Lease larger = pool.allocate(requirements(size + 256, 256), type);
+    MemoryPool::Lease smaller = pool.allocate(requirements(size / 2, 256), type);
+    EXPECT_NE(larger.memory(), first);
+    EXPECT_NE(smaller.memory(), first);
+    EXPECT_EQ(pool.keptCount(), 1u);  // still there for a request of its size
+}
+
+TEST(MemoryPool, KeptAllocationsAreBoundedOldestFirst) {
+    VKD_REQUIRE_DEVICE();
+    Device& device = context().deviceOfQueue(0);
+    MemoryPool pool(device.handle(), device.memoryProperties());
+    const uint32_t type = deviceLocalType();
+    std::vector<VkDeviceSize> sizes;
+    for (size_t i = 0; i < MemoryPool::kKeptAllocations + 3; ++i)
+        sizes.push_back((2 + i) * 2 * MemoryPool::kLargestPooled);  // each > 1/8 apart
+    std::vector<MemoryPool::Lease> leases;
+    std::vector<VkDeviceMemory> memories;
+    for (VkDeviceSize size : sizes) {
+        leases.push_back(pool.allocate(requirements(size, 256), type));
+        memories.push_back(leases.back().memory());
+    }
+    leases.clear();  // dropped in order: the first ones are the oldest kept
+    EXPECT_EQ(pool.keptCount(), MemoryPool::kKeptAllocations);
+    MemoryPool::Lease newest = pool.allocate(requirements(sizes.back(), 256), type);
+    EXPECT_EQ(newest.memory(), memories.back());
+    MemoryPool::Lease oldest = pool.allocate(requirements(sizes.front(), 256), type);
+    EXPECT_EQ(pool.keptCount(), MemoryPool::kKeptAllocations - 1) << "the oldest was freed";
+}
+
 // When memory is too short for a new block, a small request gets an allocation of its own.
 TEST(MemoryPool, FallsBackToItsOwnAllocationWhenNoBlockFits) {
     VKD_REQUIRE_DEVICE();

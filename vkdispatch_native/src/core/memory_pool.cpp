@@ -20,12 +20,14 @@ MemoryPool::Lease& MemoryPool::Lease::operator=(Lease&& other) noexcept {
         m_offset = std::exchange(other.m_offset, 0);
         m_size = std::exchange(other.m_size, 0);
         m_mapped = std::exchange(other.m_mapped, nullptr);
+        m_type_index = other.m_type_index;
     }
     return *this;
 }
 
 void MemoryPool::Lease::reset() noexcept {
     if (m_block != nullptr) m_pool->release(m_block, m_offset, m_size);
+    if (m_own && m_pool != nullptr) m_pool->keep(std::move(m_own), m_size, m_type_index, m_mapped);
     m_own.reset();
     m_pool = nullptr;
     m_block = nullptr;
@@ -48,6 +50,11 @@ MemoryPool::~MemoryPool() = default;
 size_t MemoryPool::blockCount() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     return m_blocks.size();
+}
+
+size_t MemoryPool::keptCount() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_kept.size();
 }
 
 UniqueMemory MemoryPool::allocateMemory(VkDeviceSize size, uint32_t type_index, void** mapped,
@@ -91,17 +98,74 @@ MemoryPool::Lease MemoryPool::allocate(const VkMemoryRequirements& requirements,
             // No room for a new block: the request alone may still fit.
         }
     }
-    return ownLease(requirements, type_index, m_export_types);
+    Lease kept = reuseKept(requirements.size, type_index);
+    if (kept.m_own) return kept;
+    Lease lease = ownLease(requirements, type_index, m_export_types);
+    lease.m_pool = this;  // kept for reuse when it goes
+    lease.m_type_index = type_index;
+    return lease;
 }
 
 MemoryPool::Lease MemoryPool::ownLease(const VkMemoryRequirements& requirements,
                                        uint32_t type_index,
-                                       VkExternalMemoryHandleTypeFlags export_types) const {
+                                       VkExternalMemoryHandleTypeFlags export_types) {
     Lease lease;
-    lease.m_own = allocateMemory(requirements.size, type_index, &lease.m_mapped, export_types);
+    try {
+        lease.m_own = allocateMemory(requirements.size, type_index, &lease.m_mapped, export_types);
+    } catch (const OutOfMemoryError&) {
+        if (!dropKept()) throw;
+        lease.m_own = allocateMemory(requirements.size, type_index, &lease.m_mapped, export_types);
+    }
     lease.m_memory = lease.m_own.get();
     lease.m_size = requirements.size;
     return lease;
+}
+
+MemoryPool::Lease MemoryPool::reuseKept(VkDeviceSize size, uint32_t type_index) {
+    Lease lease;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    // The newest first: the one a loop of equal temporaries just dropped.
+    for (auto kept = m_kept.rbegin(); kept != m_kept.rend(); ++kept) {
+        if (kept->type_index != type_index || kept->size < size || kept->size - size > size / 8)
+            continue;
+        lease.m_own = std::move(kept->memory);
+        lease.m_memory = lease.m_own.get();
+        lease.m_size = kept->size;
+        lease.m_mapped = kept->mapped;
+        lease.m_pool = this;
+        lease.m_type_index = type_index;
+        m_kept.erase(std::next(kept).base());
+        break;
+    }
+    return lease;
+}
+
+void MemoryPool::keep(UniqueMemory memory, VkDeviceSize size, uint32_t type_index,
+                      void* mapped) noexcept {
+    const VkDeviceSize heap =
+        m_properties.memoryHeaps[m_properties.memoryTypes[type_index].heapIndex].size;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (size > heap / 8) return;  // freed: keeping it would hold too much of the heap
+    try {
+        m_kept.push_back(Kept{std::move(memory), size, type_index, mapped});
+    } catch (...) {
+        return;  // no room to remember it: `memory` frees it
+    }
+    VkDeviceSize kept_bytes = 0;
+    for (const Kept& kept : m_kept) kept_bytes += kept.size;
+    while (m_kept.size() > kKeptAllocations || kept_bytes > heap / 8) {
+        kept_bytes -= m_kept.front().size;
+        m_kept.erase(m_kept.begin());
+    }
+}
+
+bool MemoryPool::dropKept() noexcept {
+    std::vector<Kept> dropped;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        dropped.swap(m_kept);
+    }
+    return !dropped.empty();
 }
 
 MemoryPool::Lease MemoryPool::leaseFromBlocks(const VkMemoryRequirements& requirements,
