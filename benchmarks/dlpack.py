@@ -3,13 +3,18 @@
 Rows, for float32 buffers of 4 KiB and --mib MiB (default 256):
 
 * export: ``torch.from_dlpack(buffer)`` (a view: CUDA on NVIDIA GPUs, CPU on host-visible
-  devices), us per call, beside ``torch.from_numpy(buffer.read(0)).to(device)`` (the copy
-  through the host a script needed before);
+  devices) of a buffer viewed before, us per call, beside
+  ``torch.from_numpy(buffer.read(0)).to(device)`` (the copy through the host a script needed
+  before);
+* new view: the first ``torch.from_dlpack`` of a new buffer (its CudaView: the range mapped
+  from its memory's CUDA import, which the first view of a block or allocation makes and later
+  ones share), for a buffer beside one viewed already and, for the large size, of fresh memory;
 * import: ``vd.from_dlpack(tensor)`` (a new buffer, mapped into CUDA, and one device-to-device
   copy for a CUDA tensor), us per call and GB/s, beside ``tensor.clone()`` (torch's own device
   copy, from its caching allocator: the bandwidth reference) and
   ``vd.asbuffer(tensor.cpu().numpy())`` (through the host); and ``vd.Buffer`` of the same size
-  alone (the allocation's share of the import).
+  alone (the allocation's share of the import); each both with every buffer kept (new memory
+  each time) and dropped before the next (the memory kept for reuse, with its CUDA import).
 
 Each result is checked against the data. Needs torch; prints why not otherwise.
 
@@ -36,6 +41,49 @@ def best_us(call, repeats: int, sync) -> float:
         sync()
         times.append(time.perf_counter() - start)
     return min(times) * 1e6
+
+
+def new_view_case(nbytes: int) -> str:
+    return ("a buffer beside one viewed (its block imported)" if nbytes < 256 << 10
+            else "a buffer of fresh memory (imported first)")
+
+
+def new_view_us(torch, buffer, data, repeats: int, sync) -> float:
+    """The first ``torch.from_dlpack`` of new buffers like ``buffer`` (each viewed once), while
+    ``buffer`` has a view: small ones share its block and its CUDA import, large ones have
+    memory of their own."""
+    viewed = torch.from_dlpack(buffer)
+    vd.empty_cache()  # large buffers get fresh memory, not a kept allocation imported before
+    news = [vd.asbuffer(data) for _ in range(repeats + 1)]
+    sync()
+    remaining = iter(news)
+    views = []
+    us = best_us(lambda: views.append(torch.from_dlpack(next(remaining))), repeats, sync)
+    assert np.array_equal(views[-1].cpu().numpy(), data)
+    del viewed, views
+    for new in news:
+        new.destroy()
+    return us
+
+
+def import_us(tensor, data, repeats: int, sync) -> dict[str, tuple[float, float]]:
+    """``(vd.from_dlpack(tensor) us, vd.Buffer alone us)`` with every buffer made kept (new
+    memory each time for large sizes) and with each dropped before the next (the memory, and
+    its CUDA import, kept for reuse)."""
+    vd.empty_cache()
+    made, fresh = [], []
+    new_memory = best_us(lambda: made.append(vd.from_dlpack(tensor)), repeats, sync)
+    allocation = best_us(lambda: fresh.append(vd.Buffer(data.shape, vd.float32)), repeats, sync)
+    assert np.array_equal(made[-1].read(0), data)
+    for buffer in made + fresh:
+        buffer.destroy()
+    reused = best_us(lambda: vd.from_dlpack(tensor).destroy(), repeats, sync)
+    reallocation = best_us(lambda: vd.Buffer(data.shape, vd.float32).destroy(), repeats, sync)
+    last = vd.from_dlpack(tensor)
+    assert np.array_equal(last.read(0), data)
+    last.destroy()
+    return {"every buffer kept": (new_memory, allocation),
+            "each dropped before the next": (reused, reallocation)}
 
 
 def main() -> None:
@@ -68,23 +116,19 @@ def main() -> None:
         assert np.array_equal(torch.from_dlpack(buffer).cpu().numpy(), data)
         print(f"| export: torch.from_dlpack(buffer) | {label} | {ours:.1f} | "
               f"from_numpy(read(0)).to({device}) | {old:.1f} | {old / ours:.2f} | - |")
+        print(f"| new view: {new_view_case(nbytes)} | {label} | "
+              f"{new_view_us(torch, buffer, data, args.repeats, sync):.1f} | - | - | - | - |")
         tensor = torch.from_numpy(data).to(device)
-        made = []
-        ours = best_us(lambda: made.append(vd.from_dlpack(tensor)), args.repeats, sync)
         clone = best_us(lambda: tensor.clone(), args.repeats, sync)
         host = best_us(lambda: vd.asbuffer(tensor.cpu().numpy()), args.repeats, sync)
-        fresh = []  # a new buffer alone: what an import pays before mapping and copying
-        allocation = best_us(lambda: fresh.append(vd.Buffer(data.shape, vd.float32)),
-                             args.repeats, sync)
-        assert np.array_equal(made[-1].read(0), data)
-        for buffer_made in made + fresh:
-            buffer_made.destroy()
-        print(f"| import: vd.from_dlpack(tensor) | {label} | {ours:.1f} | tensor.clone() | "
-              f"{clone:.1f} | {clone / ours:.2f} | {2 * nbytes / ours / 1e3:.1f} |")
-        print(f"| import: vd.from_dlpack(tensor) | {label} | {ours:.1f} | "
-              f"asbuffer(tensor.cpu().numpy()) | {host:.1f} | {host / ours:.2f} | - |")
-        print(f"| (of which) vd.Buffer of that size | {label} | {allocation:.1f} | - | - | - "
-              f"| - |")
+        for case, (ours, allocation) in import_us(tensor, data, args.repeats, sync).items():
+            print(f"| import, {case}: vd.from_dlpack(tensor) | {label} | {ours:.1f} | "
+                  f"tensor.clone() | {clone:.1f} | {clone / ours:.2f} | "
+                  f"{2 * nbytes / ours / 1e3:.1f} |")
+            print(f"| import, {case}: vd.from_dlpack(tensor) | {label} | {ours:.1f} | "
+                  f"asbuffer(tensor.cpu().numpy()) | {host:.1f} | {host / ours:.2f} | - |")
+            print(f"| (of which) vd.Buffer of that size, {case} | {label} | {allocation:.1f} | "
+                  f"- | - | - | - |")
         buffer.destroy()
     print("\nreference/ours above 1: ours is faster. GB/s = bytes read + written / time.")
 

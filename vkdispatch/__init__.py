@@ -10,9 +10,10 @@ from vkdispatch.base.dlpack import from_dlpack
 from vkdispatch.base.profile import Profile, ProfileEvent, profile
 from vkdispatch.base.buffer_shorthands import *  # noqa: F401,F403  (buffer_f32, ...)
 from vkdispatch.base.buffer_shorthands import __all__ as _shorthands
-from vkdispatch.base.context import (create_context, get_context, get_context_handle,
-                                     is_context_initialized, make_context, queue_wait_idle,
-                                     select_queue_families, set_dummy_context_params)
+from vkdispatch.base.context import (create_context, empty_cache, get_context,
+                                     get_context_handle, is_context_initialized, make_context,
+                                     queue_wait_idle, select_queue_families,
+                                     set_dummy_context_params)
 from vkdispatch.base.device_info import DeviceInfo
 from vkdispatch.dtypes import (complex32, complex64, complex128, dtype, dvec2, dvec3, dvec4,
                                float16, float32, float64, hvec2, hvec3, hvec4, ihvec2, ihvec3,
@@ -70,7 +71,8 @@ __all__ = [
     "uhvec2", "uhvec3", "uhvec4", "uvec2", "uvec3", "uvec4", "mat2", "mat3", "mat4",
     "get_context", "get_context_handle", "make_context", "create_context",
     "select_queue_families",
-    "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "Signal",
+    "set_dummy_context_params", "is_context_initialized", "queue_wait_idle", "empty_cache",
+    "Signal",
     "Buffer", "asbuffer", "from_dlpack", "profile", "Profile",
     "ProfileEvent", "RFFTBuffer", "asrfftbuffer", "copy_replica",
     "all_reduce", "PendingTransfer",

@@ -326,3 +326,62 @@ def test_from_dlpack_copies_cuda_tensors_on_the_device(rng, np_dtype):
     with pytest.raises(BufferError, match="not contiguous"):
         vd.from_dlpack(tensor.t())
     assert vd.from_dlpack(torch.from_dlpack(made)) is made  # its own view: no copy
+
+
+# -- One CUDA import per memory block, shared by the views of every buffer in it ---------------
+
+def test_small_buffers_of_one_block_each_view_their_own_range(rng):
+    torch = cuda_torch()
+    cuda_buffer(rng, (1,))  # skips where the context's buffers have no CUDA view
+    sizes = [257 + 61 * i for i in range(48)]  # float32s: all placed in shared blocks
+    datas = [random_array(rng, (n,), np.float32) for n in sizes]
+    buffers = [vd.asbuffer(d) for d in datas]
+    views = [torch.from_dlpack(b) for b in buffers]
+    for i, (view, data) in enumerate(zip(views, datas)):
+        np.testing.assert_array_equal(view.cpu().numpy(), data, err_msg=f"buffer {i}")
+        view.mul_(i + 2)  # through CUDA: a view mapped at another buffer's offset shows here
+    torch.cuda.synchronize()
+    for i, (buffer, data) in enumerate(zip(buffers, datas)):
+        np.testing.assert_array_equal(buffer.read(0), data * (i + 2), err_msg=f"buffer {i}")
+    for i in range(0, len(buffers), 2):  # holes in the blocks, filled by new buffers
+        del views[i]
+        buffers[i].destroy()
+    for i in range(0, len(buffers), 2):
+        datas[i] = random_array(rng, (sizes[i],), np.float32)
+        buffers[i] = vd.asbuffer(datas[i])
+    for i in range(len(buffers)):
+        view = torch.from_dlpack(buffers[i])
+        expected = datas[i] if i % 2 == 0 else datas[i] * (i + 2)
+        np.testing.assert_array_equal(view.cpu().numpy(), expected, err_msg=f"buffer {i}")
+
+
+def test_a_kept_allocation_viewed_again_shows_its_new_buffer(rng):
+    torch = cuda_torch()
+    cuda_buffer(rng, (1,))
+    n = 1 << 19  # 2 MiB: an allocation of its own, kept when dropped
+    first = vd.asbuffer(random_array(rng, (n,), np.float32))
+    torch.from_dlpack(first).add_(1)  # imports the allocation into CUDA
+    torch.cuda.synchronize()
+    first.destroy()
+    _, reuses = get_context().kept_memory(0)
+    data = random_array(rng, (n,), np.float32)
+    second = vd.asbuffer(data)
+    assert get_context().kept_memory(0)[1] > reuses, "the dropped allocation was not reused"
+    view = torch.from_dlpack(second)
+    np.testing.assert_array_equal(view.cpu().numpy(), data)
+    view.mul_(-3)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(second.read(0), data * -3)
+
+
+@pytest.mark.parametrize("n", [1024, 1 << 21])  # 4 KiB in a block; 8 MiB of its own
+def test_repeated_imports_of_cuda_tensors_stay_right(rng, n):
+    torch = cuda_torch()
+    cuda_buffer(rng, (1,))
+    for round_ in range(5):
+        data = random_array(rng, (n,), np.float32)
+        made = vd.from_dlpack(torch.from_numpy(data).cuda())
+        np.testing.assert_array_equal(made.read(0), data, err_msg=f"round {round_}")
+        made.destroy()
+    vd.empty_cache()
+    assert get_context().kept_memory(0)[0] == 0

@@ -232,6 +232,19 @@ class Context:
             if recording is not None:
                 profile.host_span(recording, "wait", start)
 
+    def empty_cache(self) -> int:
+        """Frees the memory this context's devices keep for reuse (see :func:`empty_cache`);
+        how many allocations that was."""
+        self._check_open()
+        return 0 if self._native is None else self._native.empty_cache()
+
+    def kept_memory(self, queue_index: int = 0) -> tuple[int, int]:
+        """``(allocations kept for reuse, requests they served so far)`` on the device owning
+        queue ``queue_index`` (for tests and benchmarks)."""
+        self._check_open()
+        self.check_queue_index(queue_index, "queue_index")
+        return (0, 0) if self._native is None else self._native.kept_memory(queue_index)
+
     def _mark_closed(self) -> bool:
         """Uninstalls the context if global and marks it closed; False if it already was."""
         with _ContextSlot.lock:
@@ -540,6 +553,23 @@ def queue_wait_idle(queue_index: int | None = None, context: Context | None = No
     """Blocks until all work submitted so far to ``queue_index`` (or every queue) of
     ``context`` (default: :func:`get_context`) has finished."""
     (context or get_context()).wait_idle(queue_index)
+
+
+def empty_cache() -> None:
+    """Frees the memory kept for reuse on every device of the current context, as
+    ``torch.cuda.empty_cache()`` does; never memory in use.
+
+    Each device keeps up to four allocations of dropped buffers over 256 KiB and of images
+    (their own, not shared with smaller buffers), together at most an eighth of their memory
+    heap, and hands one to the next request of about its size (at most an eighth larger) and of
+    the same memory type and exportability, with its CUDA import if it had one: a loop that makes and
+    drops temporaries of one shape allocates once. A buffer dropped while work on it is still
+    running is kept once that work ends. Kept memory is also freed when an allocation runs out
+    of memory and when the context closes. Makes no context when there is none.
+    """
+    current = _current.get().current
+    if current is not None and not current.closed:
+        current.empty_cache()
 
 
 def destroy_context() -> None:

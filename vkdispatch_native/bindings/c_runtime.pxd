@@ -48,6 +48,17 @@ cdef extern from "vkdispatch/context.hpp" namespace "vkdispatch" nogil:
         uint32_t maxInFlight()
         void setSubmitWindow(microseconds window) except +raiseNativeError
         microseconds submitWindow()
+        size_t emptyCache()
+        Device& deviceOfQueue(int index) except +raiseNativeError
+
+cdef extern from "vkdispatch/device.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass Device:
+        MemoryPool& memoryPool()
+
+cdef extern from "vkdispatch/memory_pool.hpp" namespace "vkdispatch" nogil:
+    cdef cppclass MemoryPool:
+        size_t keptCount()
+        uint64_t reuseCount()
 
 cdef extern from "vkdispatch/profiler.hpp" namespace "vkdispatch" nogil:
     cdef cppclass ProfileEvent:

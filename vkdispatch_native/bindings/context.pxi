@@ -115,6 +115,25 @@ cdef class NativeContext(Closable):
             self.leave()
         _check_validation()
 
+    def empty_cache(self):
+        """Frees the memory each device keeps for reuse (never memory in use); how many
+        allocations that was."""
+        cdef size_t freed
+        self.enter()
+        try:
+            with nogil:
+                freed = self.ptr.get().emptyCache()
+        finally:
+            self.leave()
+        return freed
+
+    def kept_memory(self, int queue_index):
+        """``(allocations kept for reuse, requests they served so far)`` of the memory pool of
+        the device owning a queue (for tests)."""
+        self.check_open()
+        cdef rt.MemoryPool* pool = &self.ptr.get().deviceOfQueue(queue_index).memoryPool()
+        return pool.keptCount(), pool.reuseCount()
+
     def submitted_value(self, int queue_index):
         """Timeline value of the latest submission to a queue (0 before any)."""
         self.check_open()

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "device_fixture.hpp"
-#include "scoped_entry_point.hpp"
+#include "fake_memory_driver.hpp"
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/memory_pool.hpp"
@@ -28,88 +28,7 @@ uint32_t deviceLocalType() {
     return 0;
 }
 
-VkMemoryRequirements requirements(VkDeviceSize size, VkDeviceSize alignment) {
-    VkMemoryRequirements req{};
-    req.size = size;
-    req.alignment = alignment;
-    return req;
-}
-
-// Stands in for the driver's memory calls for pools made on kFakeDevice, so a pool can be given
-// memory types no test device has (lavapipe offers one). Each allocation remembers its type;
-// calls for real devices go on to the driver.
-class FakeMemoryDriver {
-public:
-    static inline const VkDevice kFakeDevice = reinterpret_cast<VkDevice>(uintptr_t(0xFA4E0000));
-
-    FakeMemoryDriver() { current() = this; }
-    ~FakeMemoryDriver() { current() = nullptr; }
-    FakeMemoryDriver(const FakeMemoryDriver&) = delete;
-    FakeMemoryDriver& operator=(const FakeMemoryDriver&) = delete;
-
-    /// The memory type `memory` was allocated with; -1 for memory this driver did not allocate.
-    int typeOf(VkDeviceMemory memory) const {
-        const auto found = m_allocations.find(memory);
-        return found == m_allocations.end() ? -1 : static_cast<int>(found->second.type);
-    }
-    size_t liveAllocations() const { return m_allocations.size(); }
-
-private:
-    struct Allocation {
-        uint32_t type;
-        std::vector<uint8_t> bytes;  // what vkMapMemory hands out
-    };
-
-    static FakeMemoryDriver*& current() {
-        static FakeMemoryDriver* driver = nullptr;
-        return driver;
-    }
-    static VKAPI_ATTR VkResult VKAPI_CALL allocate(VkDevice device,
-                                                   const VkMemoryAllocateInfo* info,
-                                                   const VkAllocationCallbacks* callbacks,
-                                                   VkDeviceMemory* memory) {
-        FakeMemoryDriver& self = *current();
-        if (device != kFakeDevice)
-            return self.m_allocate.original()(device, info, callbacks, memory);
-        *memory = reinterpret_cast<VkDeviceMemory>(uintptr_t(++self.m_next_handle));
-        self.m_allocations[*memory] = {info->memoryTypeIndex,
-                                       std::vector<uint8_t>(info->allocationSize)};
-        return VK_SUCCESS;
-    }
-    static VKAPI_ATTR void VKAPI_CALL free(VkDevice device, VkDeviceMemory memory,
-                                          const VkAllocationCallbacks* callbacks) {
-        FakeMemoryDriver& self = *current();
-        if (device != kFakeDevice) return self.m_free.original()(device, memory, callbacks);
-        self.m_allocations.erase(memory);
-    }
-    static VKAPI_ATTR VkResult VKAPI_CALL map(VkDevice device, VkDeviceMemory memory,
-                                              VkDeviceSize offset, VkDeviceSize size,
-                                              VkMemoryMapFlags flags, void** data) {
-        FakeMemoryDriver& self = *current();
-        if (device != kFakeDevice)
-            return self.m_map.original()(device, memory, offset, size, flags, data);
-        *data = self.m_allocations.at(memory).bytes.data() + offset;
-        return VK_SUCCESS;
-    }
-
-    test::ScopedEntryPoint<PFN_vkAllocateMemory> m_allocate{vkAllocateMemory, allocate};
-    test::ScopedEntryPoint<PFN_vkFreeMemory> m_free{vkFreeMemory, free};
-    test::ScopedEntryPoint<PFN_vkMapMemory> m_map{vkMapMemory, map};
-    uint64_t m_next_handle = 0;
-    std::map<VkDeviceMemory, Allocation> m_allocations;
-};
-
-// Memory type 0 device-local, 1 host-visible and coherent, both on heap 0.
-VkPhysicalDeviceMemoryProperties twoMemoryTypes() {
-    VkPhysicalDeviceMemoryProperties properties{};
-    properties.memoryHeapCount = 1;
-    properties.memoryHeaps[0] = {VkDeviceSize(1) << 30, VK_MEMORY_HEAP_DEVICE_LOCAL_BIT};
-    properties.memoryTypeCount = 2;
-    properties.memoryTypes[0] = {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0};
-    properties.memoryTypes[1] = {
-        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0};
-    return properties;
-}
+using test::requirements;
 
 }  // namespace
 
@@ -146,6 +65,57 @@ TEST(MemoryPool, EmptyBlocksAreFreedButTheLastOfATypeIsKept) {
     for (int i = 0; i < 100; ++i)  // a lease taken and dropped in a loop does not churn blocks
         pool().allocate(requirements(size, 64), deviceLocalType());
     EXPECT_LE(pool().blockCount(), std::max<size_t>(before, 1));
+}
+
+// A dropped allocation of its own serves the next request of about its size (a loop of equal
+// temporaries allocates once); much larger or smaller requests, or another memory type, get
+// their own.
+TEST(MemoryPool, AnOwnAllocationIsKeptAndServesTheNextRequestOfItsSize) {
+    VKD_REQUIRE_DEVICE();
+    Device& device = context().deviceOfQueue(0);
+    MemoryPool pool(device.handle(), device.memoryProperties());
+    const uint32_t type = deviceLocalType();
+    const VkDeviceSize size = 4 * MemoryPool::kLargestPooled;
+    VkDeviceMemory first;
+    {
+        MemoryPool::Lease lease = pool.allocate(requirements(size, 256), type);
+        ASSERT_FALSE(lease.pooled());
+        first = lease.memory();
+    }
+    EXPECT_EQ(pool.keptCount(), 1u);
+    for (int i = 0; i < 20; ++i) {
+        MemoryPool::Lease again = pool.allocate(requirements(size - size / 16, 256), type);
+        EXPECT_EQ(again.memory(), first) << "iteration " << i;
+        EXPECT_EQ(again.allocationSize(), size);  // what a CUDA import must name
+        EXPECT_EQ(pool.keptCount(), 0u);
+    }
+    MemoryPool::Lease larger = pool.allocate(requirements(size + 256, 256), type);
+    MemoryPool::Lease smaller = pool.allocate(requirements(size / 2, 256), type);
+    EXPECT_NE(larger.memory(), first);
+    EXPECT_NE(smaller.memory(), first);
+    EXPECT_EQ(pool.keptCount(), 1u);  // still there for a request of its size
+}
+
+TEST(MemoryPool, KeptAllocationsAreBoundedOldestFirst) {
+    VKD_REQUIRE_DEVICE();
+    Device& device = context().deviceOfQueue(0);
+    MemoryPool pool(device.handle(), device.memoryProperties());
+    const uint32_t type = deviceLocalType();
+    std::vector<VkDeviceSize> sizes;
+    for (size_t i = 0; i < MemoryPool::kKeptAllocations + 3; ++i)
+        sizes.push_back((2 + i) * 2 * MemoryPool::kLargestPooled);  // each > 1/8 apart
+    std::vector<MemoryPool::Lease> leases;
+    std::vector<VkDeviceMemory> memories;
+    for (VkDeviceSize size : sizes) {
+        leases.push_back(pool.allocate(requirements(size, 256), type));
+        memories.push_back(leases.back().memory());
+    }
+    leases.clear();  // dropped in order: the first ones are the oldest kept
+    EXPECT_EQ(pool.keptCount(), MemoryPool::kKeptAllocations);
+    MemoryPool::Lease newest = pool.allocate(requirements(sizes.back(), 256), type);
+    EXPECT_EQ(newest.memory(), memories.back());
+    MemoryPool::Lease oldest = pool.allocate(requirements(sizes.front(), 256), type);
+    EXPECT_EQ(pool.keptCount(), MemoryPool::kKeptAllocations - 1) << "the oldest was freed";
 }
 
 // When memory is too short for a new block, a small request gets an allocation of its own.
@@ -208,9 +178,9 @@ TEST(MemoryPool, NeighbouringBuffersKeepTheirOwnContents) {
 // (mapped exactly when that type is host-visible), and the two types never share a block, also
 // when a block of the other type has room.
 TEST(MemoryPoolPure, LeasesComeFromBlocksOfTheirOwnMemoryType) {
-    FakeMemoryDriver driver;
+    test::FakeMemoryDriver driver;
     {
-        MemoryPool pool(FakeMemoryDriver::kFakeDevice, twoMemoryTypes(), VkDeviceSize(64) << 10);
+        MemoryPool pool(test::FakeMemoryDriver::kFakeDevice, test::twoMemoryTypes(), VkDeviceSize(64) << 10);
         std::vector<MemoryPool::Lease> leases;
         std::vector<uint32_t> types;
         for (uint32_t i = 0; i < 60; ++i) {  // 30 leases of each type fill 1.5 blocks
@@ -235,4 +205,21 @@ TEST(MemoryPoolPure, LeasesComeFromBlocksOfTheirOwnMemoryType) {
         EXPECT_EQ(pool.blockCount(), 2u);  // the last block of each type stays
     }
     EXPECT_EQ(driver.liveAllocations(), 0u);
+}
+
+// Context::emptyCache() (vd.empty_cache()) frees what each device keeps, not what is leased.
+TEST(MemoryPool, ContextEmptyCacheFreesKeptMemoryOnly) {
+    VKD_REQUIRE_DEVICE();
+    TransferEngine engine(context());
+    const size_t size = 4 * MemoryPool::kLargestPooled;
+    const auto data = test::randomBytes(size, 33);
+    Buffer in_use(context(), size);
+    engine.write(in_use, data.data(), size, 0, -1);
+    std::make_unique<Buffer>(context(), 2 * size).reset();
+    ASSERT_GE(pool().keptCount(), 1u);
+    EXPECT_GE(context().emptyCache(), 1u);
+    EXPECT_EQ(pool().keptCount(), 0u);
+    std::vector<uint8_t> out(size);
+    engine.read(in_use, out.data(), size, 0, 0);
+    EXPECT_EQ(out, data);
 }

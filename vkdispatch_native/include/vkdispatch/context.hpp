@@ -48,6 +48,10 @@ public:
     }
     /// Queue::setSubmitWindow() of every queue (throws InvalidArgumentError when negative).
     void setSubmitWindow(std::chrono::microseconds window);
+    /// MemoryPool::dropKept() of every device: frees the memory kept for reuse, never memory in
+    /// use (nor that of buffers whose work is still running: it is kept when that work ends).
+    /// How many allocations were freed.
+    size_t emptyCache() noexcept;
     /// Queue::submitWindow(), the same on every queue.
     std::chrono::microseconds submitWindow() const {
         return m_queues.empty() ? kDefaultSubmitWindow : m_queues.front()->submitWindow();

@@ -1,7 +1,8 @@
 #pragma once
 // A buffer replica's memory seen by CUDA (DLPack CUDA views, imports of CUDA tensors): the
-// Vulkan memory exported as a file descriptor, imported into the primary context of the CUDA
-// device with the same UUID, and mapped at the replica's offset.
+// replica's range mapped from the import of the Vulkan memory it lies in (CudaImport, one per
+// block or allocation, shared by the views of every buffer there) into the primary context of
+// the CUDA device with the same UUID.
 //
 // Ordering: beginStream(stream) makes CUDA work issued to `stream` afterwards follow the
 // replica's Vulkan work so far, and, until the matching endStream(), every later submission to
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "vkdispatch/cuda_driver.hpp"
+#include "vkdispatch/cuda_import.hpp"
 #include "vkdispatch/cuda_stream_ordering.hpp"
 
 namespace vkdispatch {
@@ -66,7 +68,7 @@ private:
     int m_ordinal = -1;
     cuda::Device m_device = 0;
     cuda::Context m_context = nullptr;
-    cuda::ExternalMemory m_memory = nullptr;
+    std::shared_ptr<CudaImport> m_import;
     cuda::DevicePointer m_pointer = 0;
 };
 

@@ -90,6 +90,12 @@ void Context::setMaxInFlight(uint32_t max_in_flight) {
     for (Queue* q : m_queues) q->setMaxInFlight(max_in_flight);
 }
 
+size_t Context::emptyCache() noexcept {
+    size_t freed = 0;
+    for (const auto& device : m_devices) freed += device->memoryPool().dropKept();
+    return freed;
+}
+
 void Context::setSubmitWindow(std::chrono::microseconds window) {
     for (Queue* q : m_queues) q->setSubmitWindow(window);
 }

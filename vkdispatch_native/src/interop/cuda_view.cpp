@@ -1,7 +1,5 @@
 #include "vkdispatch/cuda_view.hpp"
 
-#include <unistd.h>
-
 #include "vkdispatch/buffer.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
@@ -13,16 +11,6 @@ namespace {
 Device& deviceOf(Buffer& buffer, int queue_index) {
     buffer.replica(queue_index);  // checks the index
     return buffer.context().deviceOfQueue(queue_index);
-}
-
-// A file descriptor of the memory `lease` lies in; the caller owns it.
-int exportDescriptor(Device& device, const MemoryPool::Lease& lease) {
-    VkMemoryGetFdInfoKHR info{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
-    info.memory = lease.memory();
-    info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    int fd = -1;
-    VK_CHECK(vkGetMemoryFdKHR(device.handle(), &info, &fd), "exporting buffer memory");
-    return fd;
 }
 
 }  // namespace
@@ -55,27 +43,14 @@ CudaView::CudaView(Buffer& buffer, int queue_index)
     m_ordinal = cudaDeviceOf(buffer, queue_index, &why);
     if (m_ordinal < 0) throw Error("a CUDA view of this buffer is impossible: " + why);
     Device& device = deviceOf(buffer, queue_index);
-    Buffer::Replica& replica = buffer.replica(queue_index);
-    const MemoryPool::Lease& lease = replica.storage.memory;
+    MemoryPool::Lease& lease = buffer.replica(queue_index).storage.memory;
     m_driver->check(m_driver->cuDeviceGet(&m_device, m_ordinal), "getting the CUDA device");
     m_driver->check(m_driver->cuDevicePrimaryCtxRetain(&m_context, m_device),
                     "retaining the CUDA device's primary context");
     try {
-        m_driver->inContext(m_context, [&] {
-            cuda::ExternalMemoryHandleDesc memory{};
-            memory.type = cuda::kExternalMemoryOpaqueFd;
-            memory.handle.fd = exportDescriptor(device, lease);
-            memory.size = lease.allocationSize();
-            const cuda::Result imported = m_driver->cuImportExternalMemory(&m_memory, &memory);
-            if (imported != 0) close(memory.handle.fd);  // CUDA owns it only once imported
-            m_driver->check(imported, "importing buffer memory into CUDA");
-            cuda::ExternalMemoryBufferDesc mapping{};
-            mapping.offset = lease.offset();
-            mapping.size = buffer.size();
-            m_driver->check(
-                m_driver->cuExternalMemoryGetMappedBuffer(&m_pointer, m_memory, &mapping),
-                "mapping buffer memory into CUDA");
-        });
+        m_import = CudaImport::of(device, lease, m_device);
+        m_driver->inContext(m_context,
+                            [&] { m_pointer = m_import->map(lease.offset(), buffer.size()); });
     } catch (...) {
         release();
         throw;
@@ -122,15 +97,14 @@ void CudaView::endStream(uintptr_t handle) {
 void CudaView::release() noexcept {
     if (m_context == nullptr) return;
     cuda::Context popped = nullptr;
-    if (m_driver->cuCtxPushCurrent(m_context) == 0) {
-        if (m_pointer != 0) m_driver->cuMemFree(m_pointer);
-        if (m_memory != nullptr) m_driver->cuDestroyExternalMemory(m_memory);
+    if (m_pointer != 0 && m_driver->cuCtxPushCurrent(m_context) == 0) {
+        m_driver->cuMemFree(m_pointer);
         m_driver->cuCtxPopCurrent(&popped);
     }
+    m_import.reset();  // the memory's import stays while the memory or other views hold it
     m_driver->cuDevicePrimaryCtxRelease(m_device);
     m_context = nullptr;
     m_pointer = 0;
-    m_memory = nullptr;
 }
 
 void CudaView::copyFrom(cuda::DevicePointer source, uint64_t bytes) {
