@@ -344,7 +344,7 @@ def test_small_buffers_of_one_block_each_view_their_own_range(rng):
     for i, (buffer, data) in enumerate(zip(buffers, datas)):
         np.testing.assert_array_equal(buffer.read(0), data * (i + 2), err_msg=f"buffer {i}")
     for i in range(0, len(buffers), 2):  # holes in the blocks, filled by new buffers
-        del views[i]
+        views[i] = None
         buffers[i].destroy()
     for i in range(0, len(buffers), 2):
         datas[i] = random_array(rng, (sizes[i],), np.float32)

@@ -322,5 +322,42 @@ TEST(QueueRetire, DeletersOfFinishedWorkRunWithoutAnyWait) {
     EXPECT_EQ(ran.load(), kSubmits);
 }
 
+// What a higher layer attaches to a queue (CUDA stream orderings) is made once, shared, and
+// destroyed with the queue, while the queue can still submit and wait.
+TEST(QueueAttachment, MadeOnceSharedAndDestroyedWithTheQueueWhileItWorks) {
+    VKD_REQUIRE_DEVICE();
+    auto queue = queueBesideTheContexts();
+    struct Probe {
+        Probe(Queue& queue_, bool* finished_) : queue(queue_), finished(finished_) {}
+        Queue& queue;
+        bool* finished;
+        ~Probe() {
+            const uint64_t value = queue.submit(nothing);
+            queue.wait(value);
+            *finished = queue.completed(value);
+        }
+    };
+    bool finished = false;
+    int made = 0;
+    Queue* current = queue.get();
+    auto make = [&] {
+        ++made;
+        return std::make_shared<Probe>(*current, &finished);
+    };
+    EXPECT_EQ(queue->attachment(make), queue->attachment(make));
+    EXPECT_EQ(made, 1);
+    EXPECT_FALSE(finished);
+    queue.reset();
+    EXPECT_TRUE(finished);
+
+    auto refusing = queueBesideTheContexts();
+    current = refusing.get();
+    EXPECT_THROW(refusing->attachment([]() -> std::shared_ptr<void> { throw Error("refused"); }),
+                 Error);
+    EXPECT_EQ(refusing->attachment(make), refusing->attachment(make));  // made after all
+    EXPECT_EQ(made, 2);
+    finished = false;
+}
+
 }  // namespace
 }  // namespace vkdispatch

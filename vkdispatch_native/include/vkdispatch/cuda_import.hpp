@@ -1,9 +1,10 @@
 #pragma once
 // Vulkan memory imported into CUDA: the VkDeviceMemory of a pool block (or of a buffer's
-// allocation of its own), exported as a file descriptor and imported once into the primary
-// context of the CUDA device that can see it. Every CudaView of a buffer in that memory maps
-// its range from the same import: importing a whole 8 MiB block took 0.2 ms of a 4 KiB view's
-// 0.24 ms on an H200, mapping a range from an import a few microseconds.
+// allocation of its own), exported as a file descriptor, imported once into the primary context
+// of the CUDA device that can see it and mapped whole. Every CudaView of a buffer in that memory
+// is an address inside that mapping: on an H200 importing a whole 8 MiB block took 0.2 ms of a
+// 4 KiB view's 0.24 ms, and mapping 256 MiB 1.6 ms, which a view of kept memory would pay again
+// if each view mapped its own range.
 //
 // The import is the memory's attachment (MemoryPool::Lease::attachment): it lives as long as
 // the memory and the views that hold it, and goes with the memory, so it can never serve another
@@ -11,7 +12,7 @@
 // of that attachment.
 //
 // Thread safety: of() may run on any thread (the pool serializes the first import of a memory);
-// map() is the driver's, thread-safe.
+// address() is a constant's.
 #include <memory>
 
 #include "vkdispatch/cuda_driver.hpp"
@@ -35,9 +36,8 @@ public:
     CudaImport(const CudaImport&) = delete;
     CudaImport& operator=(const CudaImport&) = delete;
 
-    /// A CUDA device address of `size` bytes at `offset` of the memory, to be freed with
-    /// cuMemFree in context(); the context must be current.
-    cuda::DevicePointer map(uint64_t offset, uint64_t size) const;
+    /// The CUDA device address of byte `offset` of the memory.
+    cuda::DevicePointer address(uint64_t offset) const noexcept { return m_base + offset; }
     cuda::Context context() const noexcept { return m_context; }
 
 private:
@@ -47,6 +47,7 @@ private:
     cuda::Device m_device;
     cuda::Context m_context = nullptr;  // the primary context, retained
     cuda::ExternalMemory m_memory = nullptr;
+    cuda::DevicePointer m_base = 0;  // the whole memory, mapped
 };
 
 }  // namespace vkdispatch

@@ -1,26 +1,25 @@
 #pragma once
-// A buffer replica's memory seen by CUDA (DLPack CUDA views, imports of CUDA tensors): the
-// replica's range mapped from the import of the Vulkan memory it lies in (CudaImport, one per
-// block or allocation, shared by the views of every buffer there) into the primary context of
-// the CUDA device with the same UUID.
+// A buffer replica's memory seen by CUDA (DLPack CUDA views, imports of CUDA tensors): an
+// address in the import of the Vulkan memory it lies in (CudaImport, one per block or
+// allocation, shared by the views of every buffer there), in the primary context of the CUDA
+// device with the same UUID.
 //
 // Ordering: beginStream(stream) makes CUDA work issued to `stream` afterwards follow the
 // replica's Vulkan work so far, and, until the matching endStream(), every later submission to
-// the replica's queue follow the work issued to `stream` before it (CudaStreamOrdering, one per
-// stream, kept for later views). Where the device or driver cannot order them, beginStream()
-// returns false and ordering is the caller's (a host wait one way, the user's the other).
+// the replica's queue follow the work issued to `stream` before it (the queue's
+// CudaStreamOrderings, shared by the views of every buffer on it). Where the device or driver
+// cannot order them, beginStream() returns false and ordering is the caller's (a host wait one
+// way, the user's the other).
 //
 // Thread safety: beginStream() and endStream() may run on any thread; the driver calls are
 // thread-safe.
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "vkdispatch/cuda_driver.hpp"
 #include "vkdispatch/cuda_import.hpp"
-#include "vkdispatch/cuda_stream_ordering.hpp"
+#include "vkdispatch/cuda_stream_orderings.hpp"
 
 namespace vkdispatch {
 
@@ -54,17 +53,12 @@ public:
 private:
     void release() noexcept;
 
-    struct StreamUse {
-        std::unique_ptr<CudaStreamOrdering> ordering;
-        int views = 0;  // views on the stream not ended yet
-    };
-
     const CudaDriver* m_driver;
     Buffer& m_buffer;
     int m_queue_index;
-    std::mutex m_streams_mutex;
-    std::map<cuda::Stream, StreamUse> m_streams;  // under m_streams_mutex
-    std::string m_unordered;  // why streams cannot be ordered, once that was found
+    // The replica's queue's, owned by the queue (which outlives its buffers and their views,
+    // and must destroy the orderings itself, while it still works).
+    CudaStreamOrderings* m_orderings = nullptr;
     int m_ordinal = -1;
     cuda::Device m_device = 0;
     cuda::Context m_context = nullptr;

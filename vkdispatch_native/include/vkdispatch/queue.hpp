@@ -192,6 +192,10 @@ public:
     /// Drops the last waits of detached orderings on `semaphore` that no submission took yet
     /// (before the semaphore is destroyed).
     void forgetWaitsOn(VkSemaphore semaphore);
+    /// State a higher layer keeps about this queue (interop/ keeps its CUDA stream orderings
+    /// there): made by `make` on the first ask, the same one after; destroyed first when the
+    /// queue goes, while the queue still works. `make` may throw (nothing is attached).
+    std::shared_ptr<void> attachment(const std::function<std::shared_ptr<void>()>& make);
     /// A POSIX file descriptor of the timeline semaphore (the caller owns it), or -1 where the
     /// queue was made without `exportable_timeline`.
     int exportTimelineFd() const;
@@ -269,6 +273,8 @@ private:
     // Last hand-overs of detached orderings, waited for by the next submission (under m_mutex).
     std::vector<std::pair<VkSemaphore, uint64_t>> m_final_waits;
     bool m_exportable_timeline = false;
+    std::mutex m_attachment_mutex;
+    std::shared_ptr<void> m_attachment;  // under m_attachment_mutex
 
     // The open batch (under m_mutex): its calls hold the values after m_flushed.
     std::vector<PendingGroup> m_pending;

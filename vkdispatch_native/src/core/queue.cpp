@@ -100,6 +100,7 @@ Queue::Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int glo
 
 Queue::~Queue() {
     // Teardown never throws: on a lost device the wait fails and the handles are released anyway.
+    m_attachment.reset();  // it may still detach, submit or wait
     stopFlusher();
     try {
         std::unique_lock<std::mutex> lock(m_mutex);
@@ -115,6 +116,12 @@ Queue::~Queue() {
     vkWaitSemaphores(m_device, &info, UINT64_MAX);
     for (auto& entry : m_retired) entry.second();
     m_retired.clear();
+}
+
+std::shared_ptr<void> Queue::attachment(const std::function<std::shared_ptr<void>()>& make) {
+    std::lock_guard<std::mutex> lock(m_attachment_mutex);
+    if (!m_attachment) m_attachment = make();
+    return m_attachment;
 }
 
 uint64_t Queue::completedValue() {

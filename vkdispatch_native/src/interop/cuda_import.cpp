@@ -44,6 +44,10 @@ CudaImport::CudaImport(const CudaDriver& driver, Device& device, const MemoryPoo
             const cuda::Result imported = m_driver.cuImportExternalMemory(&m_memory, &memory);
             if (imported != 0) close(memory.handle.fd);  // CUDA owns it only once imported
             m_driver.check(imported, "importing buffer memory into CUDA");
+            cuda::ExternalMemoryBufferDesc mapping{};
+            mapping.size = memory.size;
+            m_driver.check(m_driver.cuExternalMemoryGetMappedBuffer(&m_base, m_memory, &mapping),
+                           "mapping buffer memory into CUDA");
         });
     } catch (...) {
         release();
@@ -53,26 +57,18 @@ CudaImport::CudaImport(const CudaDriver& driver, Device& device, const MemoryPoo
 
 CudaImport::~CudaImport() { release(); }
 
-cuda::DevicePointer CudaImport::map(uint64_t offset, uint64_t size) const {
-    cuda::ExternalMemoryBufferDesc mapping{};
-    mapping.offset = offset;
-    mapping.size = size;
-    cuda::DevicePointer pointer = 0;
-    m_driver.check(m_driver.cuExternalMemoryGetMappedBuffer(&pointer, m_memory, &mapping),
-                   "mapping buffer memory into CUDA");
-    return pointer;
-}
-
 void CudaImport::release() noexcept {
     if (m_context == nullptr) return;
     cuda::Context popped = nullptr;
     if (m_memory != nullptr && m_driver.cuCtxPushCurrent(m_context) == 0) {
+        if (m_base != 0) m_driver.cuMemFree(m_base);
         m_driver.cuDestroyExternalMemory(m_memory);
         m_driver.cuCtxPopCurrent(&popped);
     }
     m_driver.cuDevicePrimaryCtxRelease(m_device);
     m_context = nullptr;
     m_memory = nullptr;
+    m_base = 0;
 }
 
 }  // namespace vkdispatch

@@ -49,58 +49,27 @@ CudaView::CudaView(Buffer& buffer, int queue_index)
                     "retaining the CUDA device's primary context");
     try {
         m_import = CudaImport::of(device, lease, m_device);
-        m_driver->inContext(m_context,
-                            [&] { m_pointer = m_import->map(lease.offset(), buffer.size()); });
+        m_pointer = m_import->address(lease.offset());
+        m_orderings = CudaStreamOrderings::of(device, *buffer.replica(queue_index).queue).get();
     } catch (...) {
         release();
         throw;
     }
 }
 
-CudaView::~CudaView() {
-    m_streams.clear();  // before the context reference they hold goes
-    release();
-}
+CudaView::~CudaView() { release(); }
 
 bool CudaView::beginStream(uintptr_t handle) {
-    const auto stream = reinterpret_cast<cuda::Stream>(handle);
-    std::lock_guard<std::mutex> lock(m_streams_mutex);
-    if (!m_unordered.empty()) return false;
-    Buffer::Replica& replica = m_buffer.replica(m_queue_index);
-    StreamUse& use = m_streams[stream];
-    if (!use.ordering) {
-        try {
-            use.ordering = std::make_unique<CudaStreamOrdering>(
-                m_buffer.context().deviceOfQueue(m_queue_index), *replica.queue, m_context,
-                stream);
-        } catch (const Error& error) {
-            m_streams.erase(stream);
-            m_unordered = error.what();
-            log(LogLevel::Info, std::string("CUDA views of this buffer wait on the host: ") +
-                                    error.what());
-            return false;
-        }
-    }
-    use.ordering->followQueue(replica.last_use.load());
-    if (use.views++ == 0) use.ordering->attach();
-    return true;
+    return m_orderings->begin(m_device, reinterpret_cast<cuda::Stream>(handle),
+                              m_buffer.replica(m_queue_index).last_use.load());
 }
 
 void CudaView::endStream(uintptr_t handle) {
-    const auto stream = reinterpret_cast<cuda::Stream>(handle);
-    std::lock_guard<std::mutex> lock(m_streams_mutex);
-    const auto found = m_streams.find(stream);
-    if (found == m_streams.end() || found->second.views == 0) return;
-    if (--found->second.views == 0) found->second.ordering->detach();
+    m_orderings->end(reinterpret_cast<cuda::Stream>(handle));
 }
 
 void CudaView::release() noexcept {
     if (m_context == nullptr) return;
-    cuda::Context popped = nullptr;
-    if (m_pointer != 0 && m_driver->cuCtxPushCurrent(m_context) == 0) {
-        m_driver->cuMemFree(m_pointer);
-        m_driver->cuCtxPopCurrent(&popped);
-    }
     m_import.reset();  // the memory's import stays while the memory or other views hold it
     m_driver->cuDevicePrimaryCtxRelease(m_device);
     m_context = nullptr;
