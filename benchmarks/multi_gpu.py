@@ -14,10 +14,13 @@ GPU's first submissions, and vd.all_reduce's throughput.
 * all_reduce: GB/s = replicas x bytes / time of vd.all_reduce of a --reduce-mib MiB float32
   buffer (call + wait): over 3 queues of one GPU (on the device) beside torch running the same
   steps on 3 tensors of that GPU (r1 += r0, r2 += r1, then r2 copied into r0 and r1; eager
-  calls + synchronize), and over all GPUs (copies through pinned host memory).
+  calls + synchronize), and over all GPUs (copies between GPUs through CUDA's peer copy where
+  they reach each other, else through pinned host memory).
 * Between two GPUs: vd.copy_replica from one to the other and vd.all_reduce of both, at
-  --reduce-mib and 8 times that, beside torch copying through a pinned host tensor (like for
-  like) and directly (CUDA peer access, NVLink where present; Vulkan offers no such path).
+  --reduce-mib and 8 times that, along each of our routes (CUDA's peer copy where the GPUs
+  reach each other, chosen by default; through pinned host memory, forced), beside torch
+  copying through a pinned host tensor and directly (CUDA peer access, NVLink where present;
+  like for like with our CUDA route).
 * Between devices on one GPU: the path replicas on different devices take (through the
   context's pinned staging memory, chunk by chunk), forced between two queues of the first GPU
   so that it is measured where one GPU is all there is: vd.copy_replica of --reduce-mib MiB
@@ -140,14 +143,17 @@ def torch_all_reduce_gbps(replicas: int, mib: int, repeats: int) -> float | None
 
 
 @contextlib.contextmanager
-def as_if_on_two_devices():
-    """Replica copies take the path between devices even between queues of one device."""
-    chosen = replica_module.copies_on_device
-    replica_module.copies_on_device = lambda buffer, src, dst: False
+def route_refused(check: str):
+    """Replica copies act as if ``check`` (a route test of vkdispatch.base.replicas:
+    ``copies_on_device``, ``copies_through_cuda``) said no for every pair of replicas: the path
+    between devices even between queues of one device, or pinned host memory between GPUs
+    that CUDA's peer copy reaches."""
+    chosen = getattr(replica_module, check)
+    setattr(replica_module, check, lambda buffer, src, dst: False)
     try:
         yield
     finally:
-        replica_module.copies_on_device = chosen
+        setattr(replica_module, check, chosen)
 
 
 def filled_buffer(context: vd.Context, values: np.ndarray) -> vd.Buffer:
@@ -187,7 +193,7 @@ def between_devices_rows(device: int, mib: int, repeats: int) -> list[str]:
             buffer.read(0, out=staging)
             buffer.write(staging, 1)
 
-        with as_if_on_two_devices():
+        with route_refused("copies_on_device"):
             ours, reduced = copy_and_reduce_seconds(context, buffer, values, repeats)
         old = median_seconds(pageable, repeats)
         assert np.array_equal(buffer.read(0), buffer.read(1))
@@ -229,8 +235,13 @@ def between_gpus_rows(gpus: list[int], mib: int, repeats: int) -> list[str]:
     count = mib * (1 << 20) // 4
     values = np.random.default_rng(3).standard_normal(count).astype(np.float32)
     try:
-        copied, reduced = copy_and_reduce_seconds(context, filled_buffer(context, values),
-                                                  values, repeats)
+        buffer = filled_buffer(context, values)
+        route = "CUDA peer copy" if replica_module.copies_through_cuda(buffer, 0, 1) else \
+            "pinned host memory"
+        copied, reduced = copy_and_reduce_seconds(context, buffer, values, repeats)
+        with route_refused("copies_through_cuda"):  # a fresh buffer: all-reduces changed that one
+            hosted, reduced_hosted = copy_and_reduce_seconds(
+                context, filled_buffer(context, values), values, repeats)
     finally:
         context.close()
     nbytes = count * 4
@@ -254,10 +265,22 @@ def between_gpus_rows(gpus: list[int], mib: int, repeats: int) -> list[str]:
         staged = median_seconds(through_host, repeats)
         peer = median_seconds(direct, repeats)
         assert torch.equal(target.cpu(), source.cpu())
-    reference = (f"{nbytes / staged / 1e9:.1f} | {staged / copied:.2f} | "
-                 f"{nbytes / peer / 1e9:.0f} |" if staged else "- | - | - |")
-    return [f"| copy_replica of {mib} MiB | {nbytes / copied / 1e9:.1f} | " + reference,
-            f"| all_reduce of 2 x {mib} MiB | {2 * nbytes / reduced / 1e9:.1f} | - | - | - |"]
+    def reference(ours: float, torch_seconds: float | None) -> str:
+        """torch's figure along the same route, the ratio, and torch's peer copy."""
+        if torch_seconds is None:
+            return "- | - | - |"
+        return (f"{nbytes / torch_seconds / 1e9:.1f} | {torch_seconds / ours:.2f} | "
+                f"{nbytes / peer / 1e9:.0f} |")
+
+    like = peer if route == "CUDA peer copy" else staged
+    return [f"| copy_replica of {mib} MiB ({route}) | {nbytes / copied / 1e9:.1f} | "
+            + reference(copied, like),
+            f"| copy_replica of {mib} MiB (pinned host memory, forced) | "
+            f"{nbytes / hosted / 1e9:.1f} | " + reference(hosted, staged),
+            f"| all_reduce of 2 x {mib} MiB ({route}) | {2 * nbytes / reduced / 1e9:.1f} | "
+            "- | - | - |",
+            f"| all_reduce of 2 x {mib} MiB (pinned host memory, forced) | "
+            f"{2 * nbytes / reduced_hosted / 1e9:.1f} | - | - | - |"]
 
 
 def main() -> None:
@@ -289,10 +312,10 @@ def main() -> None:
     print(f"| 3 replicas on 1 GPU (device) | {ours:.1f} | "
           + (f"{torch_figure:.1f} | {ours / torch_figure:.2f} |" if torch_figure else "- | - |"))
     if len(gpus) > 1:
-        print(f"| {len(gpus)} replicas on {len(gpus)} GPUs (pinned host memory) | "
+        print(f"| {len(gpus)} replicas on {len(gpus)} GPUs (CUDA peer copies, else host memory) | "
               f"{all_reduce_gbps(gpus, 1, args.reduce_mib, args.repeats):.1f} | - | - |")
-        print(f"| between GPUs {gpus[0]} and {gpus[1]} | ours GB/s | torch via pinned host "
-              "GB/s | ratio | torch peer (NVLink) GB/s |")
+        print(f"| between GPUs {gpus[0]} and {gpus[1]} | ours GB/s | torch, the same route, "
+              "GB/s | ours/torch | torch peer (NVLink) GB/s |")
         print("|---|---:|---:|---:|---:|")
         for mib in (args.reduce_mib, 8 * args.reduce_mib):
             for row in between_gpus_rows(gpus[:2], mib, args.repeats):

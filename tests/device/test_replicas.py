@@ -30,6 +30,7 @@ def route(request, monkeypatch):
         monkeypatch.setattr(replicas, "word_bytes", lambda context, buffers, ranges: 4)
     if request.param == "host":
         monkeypatch.setattr(replicas, "copies_on_device", lambda buffer, src, dst: False)
+        monkeypatch.setattr(replicas, "copies_through_cuda", lambda buffer, src, dst: False)
     return request.param
 
 
@@ -95,23 +96,50 @@ def test_device_copy_is_ordered_after_earlier_and_before_later_work(multi, rng, 
     graph.destroy()
 
 
-def test_copy_between_devices_is_ordered_with_both_queues(multi, rng, affine, monkeypatch):
-    """Along the path between devices: the copy sees the graph submitted to the source queue
-    before it, not the ones right after it, and a graph submitted to the destination queue right
-    after the call transforms the copied values."""
+@pytest.mark.parametrize("between", ["host", "cuda"])
+def test_copy_between_devices_is_ordered_with_both_queues(multi, rng, affine, monkeypatch,
+                                                          between):
+    """Along the paths between devices (through host memory; CUDA's peer copy where two GPUs
+    reach each other): the copy sees the graph submitted to the source queue before it, not the
+    ones right after it, and a graph submitted to the destination queue right after the call
+    transforms the copied values."""
     monkeypatch.setattr(replicas, "copies_on_device", lambda buffer, src, dst: False)
+    if between == "host":
+        monkeypatch.setattr(replicas, "copies_through_cuda", lambda buffer, src, dst: False)
     buffer, hosts, graph = long_replicas_and_affine_graph(multi, rng, affine)
+    dst = 1
+    if between == "cuda":
+        dst = next((q for q in range(1, multi.queue_count)
+                    if replicas.copies_through_cuda(buffer, 0, q)), None)
+        if dst is None:
+            graph.destroy()
+            pytest.skip("no replica is on another GPU that CUDA's peer copy reaches")
     graph.submit(queue_index=0)
-    vd.copy_replica(buffer, 0, [1])
-    for queue in (0, 0, 1):
+    vd.copy_replica(buffer, 0, [dst])
+    for queue in (0, 0, dst):
         graph.submit(queue_index=queue)
     once = hosts[0] * np.float32(2) + np.float32(1)
     twice = once * np.float32(2) + np.float32(1)
-    np.testing.assert_allclose(buffer.read(1), twice, rtol=1e-6)
+    np.testing.assert_allclose(buffer.read(dst), twice, rtol=1e-6)
     np.testing.assert_allclose(buffer.read(0), twice * np.float32(2) + np.float32(1), rtol=1e-5)
-    for q in range(2, multi.queue_count):
-        np.testing.assert_array_equal(buffer.read(q), hosts[q])
+    for q in range(1, multi.queue_count):
+        if q != dst:
+            np.testing.assert_array_equal(buffer.read(q), hosts[q])
     graph.destroy()
+
+
+def test_a_cuda_peer_copy_where_none_reaches_names_the_replica(multi, rng):
+    buffer, _ = distinct_replicas(multi, rng)
+    reached = [q for q in range(1, multi.queue_count) if replicas.copies_through_cuda(buffer, 0, q)]
+    unreached = next(q for q in range(1, multi.queue_count) if q not in reached) \
+        if len(reached) < multi.queue_count - 1 else None
+    if unreached is not None:
+        with pytest.raises(ValueError, match=f"dst: replica {unreached} is not on a CUDA device"):
+            buffer._native.copy_replica_through_cuda(0, buffer._native, unreached)
+    if reached:  # two GPUs: an offset past the target's end is refused, nothing copied
+        with pytest.raises(ValueError, match="dst_offset"):
+            buffer._native.copy_replica_through_cuda(0, buffer._native, reached[0], 8)
+    buffer.destroy()
 
 
 def test_device_copy_reads_its_source_before_later_work_overwrites_it(multi, rng):

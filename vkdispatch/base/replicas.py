@@ -66,14 +66,24 @@ def copies_on_device(buffer: Buffer, src: int, dst: int) -> bool:
     return buffer._native.copies_on_device(src, dst)
 
 
+def copies_through_cuda(buffer: Buffer, src: int, dst: int) -> bool:
+    """Whether replica ``src`` of ``buffer`` reaches replica ``dst`` on another GPU through
+    CUDA's peer copy."""
+    return buffer._native.copies_through_cuda(src, dst)
+
+
 def copy_into_replica(source: Buffer, src: int, target: Buffer, dst: int) -> None:
     """Copies replica ``src`` of ``source`` into replica ``dst`` (of another queue) of
     ``target`` (as large or larger, of the same context): on the device where
     :func:`copies_on_device` (the copy kernel on queue ``dst`` where it serves, see
-    :mod:`~vkdispatch.base.copy_kernel`), returning at once; else through host staging memory,
-    returning once the source was read."""
+    :mod:`~vkdispatch.base.copy_kernel`), returning at once; else between two GPUs that reach
+    each other through CUDA's peer copy (where the CUDA driver is present), returning once it is
+    done; else through host staging memory, returning once the source was read."""
     if not copies_on_device(source, src, dst):
-        source._native.copy_replica_through_host(src, target._native, dst)
+        if copies_through_cuda(source, src, dst):
+            source._native.copy_replica_through_cuda(src, target._native, dst)
+        else:
+            source._native.copy_replica_through_host(src, target._native, dst)
         return
     size = source.mem_size
     word = word_bytes(source.context, (size, target.mem_size), (size,))
@@ -100,8 +110,9 @@ def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = Non
                  graph=None) -> None:
     """Copies replica ``src`` of ``buffer`` into replica ``dst`` (an index, a list of them, or
     None: every other replica), bit for bit: on the device where both replicas' queues are on
-    one device (the call then returns at once), else through pinned host staging memory (the
-    call returns once the source was read). With ``graph`` (a :class:`vd.CommandGraph`), the
+    one device (the call then returns at once), between two NVIDIA GPUs that reach each other
+    through CUDA's peer copy where the CUDA driver is present (returning once it is done), else
+    through pinned host staging memory (the call returns once the source was read). With ``graph`` (a :class:`vd.CommandGraph`), the
     copy is recorded there instead, to run each time the graph is submitted (to every queue)
     after the calls recorded before it.
 

@@ -55,6 +55,26 @@ cdef class NativeBuffer(Closable):
             _leave_all(entered)
         _check_validation()
 
+    def copies_through_cuda(self, int src, int dst):
+        """Whether replica ``src`` reaches ``dst`` through a CUDA peer copy (two GPUs that can
+        access each other's memory)."""
+        self.check_open()
+        return rt.copiesThroughCuda(self.ptr.get()[0], src, dst)
+
+    def copy_replica_through_cuda(self, int src, NativeBuffer target, int dst,
+                                  uint64_t dst_offset=0):
+        """Copies replica ``src`` into replica ``dst`` (on another GPU) of ``target`` from byte
+        ``dst_offset`` with CUDA's peer copy; returns once it is done."""
+        cdef list entered = []
+        _enter_all([self, target], entered)
+        try:
+            with nogil:
+                rt.copyReplicaThroughCuda(self.ptr.get()[0], src, target.ptr.get()[0], dst,
+                                          dst_offset)
+        finally:
+            _leave_all(entered)
+        _check_validation()
+
     def copy_replica_through_host(self, int src, NativeBuffer target, int dst,
                                   uint64_t dst_offset=0):
         """Copies replica ``src`` into replica ``dst`` (of another queue) of ``target`` from

@@ -117,7 +117,12 @@ public:
         nullptr;
     cuda::Result (*cuDestroyExternalMemory)(cuda::ExternalMemory) = nullptr;
     cuda::Result (*cuMemFree)(cuda::DevicePointer) = nullptr;
+    cuda::Result (*cuMemAlloc)(cuda::DevicePointer*, size_t) = nullptr;
     cuda::Result (*cuMemcpyDtoD)(cuda::DevicePointer, cuda::DevicePointer, size_t) = nullptr;
+    cuda::Result (*cuMemcpyPeer)(cuda::DevicePointer, cuda::Context, cuda::DevicePointer,
+                                 cuda::Context, size_t) = nullptr;
+    cuda::Result (*cuDeviceCanAccessPeer)(int*, cuda::Device, cuda::Device) = nullptr;
+    cuda::Result (*cuCtxEnablePeerAccess)(cuda::Context, unsigned int) = nullptr;
     cuda::Result (*cuGetErrorString)(cuda::Result, const char**) = nullptr;
     cuda::Result (*cuImportExternalSemaphore)(cuda::ExternalSemaphore*,
                                               const cuda::ExternalSemaphoreHandleDesc*) = nullptr;

@@ -46,6 +46,8 @@ public:
     void endStream(uintptr_t stream);
 
     cuda::DevicePointer pointer() const noexcept { return m_pointer; }
+    /// The primary context of the view's CUDA device (retained by the view).
+    cuda::Context context() const noexcept { return m_context; }
     int ordinal() const noexcept { return m_ordinal; }
     /// Copies `bytes` from CUDA device memory at `source` into the view and waits for the copy.
     void copyFrom(cuda::DevicePointer source, uint64_t bytes);

@@ -50,7 +50,11 @@ struct CudaDriverLoader {
                     driver->cuExternalMemoryGetMappedBuffer, why) &&
             resolve(library, "cuDestroyExternalMemory", driver->cuDestroyExternalMemory, why) &&
             resolve(library, "cuMemFree_v2", driver->cuMemFree, why) &&
+            resolve(library, "cuMemAlloc_v2", driver->cuMemAlloc, why) &&
             resolve(library, "cuMemcpyDtoD_v2", driver->cuMemcpyDtoD, why) &&
+            resolve(library, "cuMemcpyPeer", driver->cuMemcpyPeer, why) &&
+            resolve(library, "cuDeviceCanAccessPeer", driver->cuDeviceCanAccessPeer, why) &&
+            resolve(library, "cuCtxEnablePeerAccess", driver->cuCtxEnablePeerAccess, why) &&
             resolve(library, "cuGetErrorString", driver->cuGetErrorString, why) &&
             resolve(library, "cuImportExternalSemaphore", driver->cuImportExternalSemaphore,
                     why) &&
