@@ -228,3 +228,33 @@ void main() {
         EXPECT_NEAR(y[i], a * x[i] + b * c, 1e-5f * (std::fabs(a * x[i]) + std::fabs(b * c)))
             << i;
 }
+
+// A float16 specialization constant (2 bytes in the map entry) reaches the shader.
+TEST_F(KomputeFloat16Device, Float16SpecializationConstants) {
+    KP_REQUIRE_DEVICE();
+    kp::Manager mgr;
+    const auto x = randomFloats(300, 5);
+    const std::vector<float16> constants = toFloat16({-2.71875f, 0.4375f});
+    const std::string source = R"(#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const float16_t a = float16_t(1.0);
+layout(constant_id = 1) const float16_t b = float16_t(0.0);
+layout(set = 0, binding = 0) buffer X { float x[]; };
+layout(set = 0, binding = 1) buffer Y { float y[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    y[i] = float(a) * x[i] + float(b);
+}
+)";
+    auto in = mgr.tensorT<float>(x);
+    auto out = mgr.tensorT<float>(x.size());
+    auto algorithm = mgr.algorithm<float16, float>({in, out}, kp::Shader::compileSource(source),
+                                                   {}, constants, {});
+    EXPECT_EQ(algorithm->getSpecializationConstants<float16>().size(), 2u);
+    vkdispatch::test::uploadDispatchDownload(*mgr.sequence(), algorithm, in, out);
+    const auto y = out->vector();
+    const float a = constants[0], b = constants[1];
+    for (size_t i = 0; i < x.size(); ++i)
+        EXPECT_NEAR(y[i], a * x[i] + b, 1e-5f * (std::fabs(a * x[i]) + std::fabs(b))) << i;
+}
