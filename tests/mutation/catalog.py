@@ -2,8 +2,8 @@
 must catch it. Each is a textual replacement that must match its file exactly once (the runner
 refuses a stale entry). Kinds: "pytest" (arguments to pytest), "pytest-debug" (the same with
 VKDISPATCH_DEBUG=1: validation layers with synchronization validation), "gtest" (a filter for
-the native test binary, rebuilt first). Mutants of the Cython bridge are left out: each would
-rebuild the extension (minutes).
+the native test binary, rebuilt first), "gtest-debug" (the same with VKDISPATCH_DEBUG=1).
+Mutants of the Cython bridge are left out: each would rebuild the extension (minutes).
 """
 from __future__ import annotations
 
@@ -151,4 +151,17 @@ MUTANTS = [
            "vkdispatch_native/src/vkfft/vkfft_application.cpp",
            "params.bufferOffset = run * (s.buffer_bytes / s.runs);", "params.bufferOffset = 0;",
            "gtest", "VkfftStage.*"),
+    Mutant("split-lines-keep-sixteen-registers", "a line split across shared memory plans "
+           "with the default 16 registers", "vkdispatch/fft/config.py",
+           "            self._plan(SPLIT_EXCHANGE_REGISTERS)", "            pass", "pytest",
+           "tests/unit/test_fft_planner.py"),
+    Mutant("convolution-lines-never-split", "vd.fft.convolve's long lines stay whole",
+           "vkdispatch/fft/convolution.py",
+           '"split_above_bytes": CONVOLUTION_WHOLE_LINE_BYTES}', '"split_above_bytes": None}',
+           "pytest", "tests/unit/test_fft_planner.py"),
+    Mutant("kp-push-constants-not-whole-words", "6 bytes of float16 push constants pushed as 6",
+           "vkdispatch_native/src/kp/algorithm.cpp",
+           "uint32_t pushRange(uint32_t bytes) { return (bytes + 3u) & ~3u; }",
+           "uint32_t pushRange(uint32_t bytes) { return bytes; }", "gtest-debug",
+           "KomputeFloat16Device.*"),
 ]

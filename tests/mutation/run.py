@@ -39,10 +39,10 @@ def _build_native() -> bool:
 
 def _tests_pass(mutant: Mutant) -> bool:
     """Whether the mutant's tests pass (a mutant that does not build counts as caught)."""
-    if mutant.kind == "gtest":
+    env = {"VKDISPATCH_DEBUG": "1"} if mutant.kind.endswith("-debug") else None
+    if mutant.kind.startswith("gtest"):
         return _build_native() and _run([str(NATIVE_BUILD / "vkdispatch_tests"),
-                                         f"--gtest_filter={mutant.tests}"])
-    env = {"VKDISPATCH_DEBUG": "1"} if mutant.kind == "pytest-debug" else None
+                                         f"--gtest_filter={mutant.tests}"], env)
     return _run([PYTHON, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                  *mutant.tests.split()], env)
 
@@ -72,7 +72,7 @@ def main() -> None:
         for mutant in mutants:
             print(f"{mutant.name:<36} {mutant.kind:<12} {mutant.path}")
         return
-    if any(m.kind == "gtest" for m in mutants):
+    if any(m.kind.startswith("gtest") for m in mutants):
         subprocess.run(["cmake", "-S", "vkdispatch_native", "-B", str(NATIVE_BUILD),
                         "-DCMAKE_BUILD_TYPE=Release"], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL)
@@ -86,7 +86,7 @@ def main() -> None:
             if not caught:
                 survived.append(mutant.name)
     finally:
-        if any(m.kind == "gtest" for m in mutants):
+        if any(m.kind.startswith("gtest") for m in mutants):
             _build_native()  # the restored sources
     print(f"\nscore: {len(mutants) - len(survived)} of {len(mutants)} mutants caught")
     sys.exit(1 if survived else 0)
