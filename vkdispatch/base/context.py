@@ -562,8 +562,8 @@ def empty_cache() -> None:
     Each device keeps up to four allocations of dropped buffers over 256 KiB and of images
     (their own, not shared with smaller buffers), together at most an eighth of their memory
     heap, and hands one to the next request of about its size (at most an eighth larger) and of
-    the same memory type and exportability, with its CUDA import if it had one: a loop that makes and
-    drops temporaries of one shape allocates once. A buffer dropped while work on it is still
+    the same memory type and exportability, with its CUDA import if it had one: a loop that
+    makes and drops temporaries of one shape allocates once. A buffer dropped while work on it is still
     running is kept once that work ends. Kept memory is also freed when an allocation runs out
     of memory and when the context closes. Makes no context when there is none.
     """

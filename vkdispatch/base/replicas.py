@@ -112,9 +112,9 @@ def copy_replica(buffer: Buffer, src: int = 0, dst: int | list[int] | None = Non
     None: every other replica), bit for bit: on the device where both replicas' queues are on
     one device (the call then returns at once), between two NVIDIA GPUs that reach each other
     through CUDA's peer copy where the CUDA driver is present (returning once it is done), else
-    through pinned host staging memory (the call returns once the source was read). With ``graph`` (a :class:`vd.CommandGraph`), the
-    copy is recorded there instead, to run each time the graph is submitted (to every queue)
-    after the calls recorded before it.
+    through pinned host staging memory (the call returns once the source was read). With
+    ``graph`` (a :class:`vd.CommandGraph`), the copy is recorded there instead, to run each
+    time the graph is submitted (to every queue) after the calls recorded before it.
 
     Raises:
         IndexError: a queue index is out of range. ValueError: ``dst`` holds ``src``.

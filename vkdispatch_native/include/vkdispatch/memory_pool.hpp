@@ -5,8 +5,9 @@
 // when memory is too short for a new block. Owned by the Device.
 // Blocks hold buffers only: images placed beside buffers would need bufferImageGranularity.
 // An allocation of its own (a large buffer's, an image's) is kept when its lease goes (a few, up
-// to an eighth of their heap) and handed to the next request of about its size: allocating 256 MiB took 4.5 ms on an
-// H200, and scripts make and drop temporaries of one shape over and over. A kept allocation
+// to an eighth of their heap) and handed to the next request of about its size: allocating
+// 256 MiB took 4.5 ms on an H200, and scripts make and drop temporaries of one shape over and
+// over. A kept allocation
 // serves only a request of its memory type and export handle types (exportable memory binds
 // only to buffers created for it). Kept allocations are freed by dropKept(), when an allocation
 // runs out of memory, and with the pool.
