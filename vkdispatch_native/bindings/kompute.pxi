@@ -5,7 +5,10 @@
 # Kompute's objects are not thread-safe: destroying a tensor, algorithm, sequence or manager
 # while another thread records or evaluates a sequence of the same manager freed what that call
 # used. So a destroy asked for while calls on the manager's objects run without the GIL is
-# deferred (the object reports itself destroyed at once) and done when the last of them returns.
+# deferred (the object reports itself destroyed at once) and done when the last of them returns;
+# and a destroy keeps the GIL while it runs (waiting for the GPU work that uses the object), so
+# that no call can start meanwhile: one that did read a sequence while it was being freed (a
+# "made by another Manager" error, or worse, under load).
 from libc.stdint cimport int32_t
 from libcpp.memory cimport shared_ptr
 
@@ -70,8 +73,7 @@ cdef class KpMemory(_KpObject):
         return not self.destroying and self.ptr.get().isInit()
 
     cdef int destroy_now(self) except -1:
-        with nogil:  # waits for submissions that use it
-            self.ptr.get().destroy()
+        self.ptr.get().destroy()  # with the GIL: see the file comment
         return 0
 
     def host_view(self, object base, int type_number):
@@ -91,8 +93,7 @@ cdef class KpAlgorithm(_KpObject):
         return not self.destroying and self.ptr.get().isInit()
 
     cdef int destroy_now(self) except -1:
-        with nogil:  # waits for submissions that may run its pipeline
-            self.ptr.get().destroy()
+        self.ptr.get().destroy()  # with the GIL: see the file comment
         return 0
 
 
@@ -205,8 +206,7 @@ cdef class KpSequence(_KpObject):
         return not self.destroying and self.ptr.get().isInit()
 
     cdef int destroy_now(self) except -1:
-        with nogil:
-            self.ptr.get().destroy()
+        self.ptr.get().destroy()  # with the GIL: see the file comment
         return 0
 
 
@@ -310,8 +310,7 @@ cdef class KpManager(_KpObject):
         _check_validation()
 
     cdef int destroy_now(self) except -1:
-        with nogil:
-            self.ptr.get().destroy()
+        self.ptr.get().destroy()  # with the GIL: see the file comment
         return 0
 
     def sequence(self, uint32_t queue_index, uint32_t total_timestamps):
