@@ -100,6 +100,16 @@ public:
         cuda::Context popped = nullptr;
         check(cuCtxPopCurrent(&popped), "restoring the CUDA context");
     }
+    /// inContext() for teardown, which must not throw: runs `body` (which must not throw
+    /// either) only when `context` can be made current; whether it could.
+    template <typename Body>
+    bool whenCurrent(cuda::Context context, Body&& body) const noexcept {
+        if (cuCtxPushCurrent(context) != 0) return false;
+        body();
+        cuda::Context popped = nullptr;
+        cuCtxPopCurrent(&popped);
+        return true;
+    }
 
     cuda::Result (*cuInit)(unsigned int) = nullptr;
     cuda::Result (*cuDeviceGetCount)(int*) = nullptr;

@@ -59,12 +59,11 @@ CudaImport::~CudaImport() { release(); }
 
 void CudaImport::release() noexcept {
     if (m_context == nullptr) return;
-    cuda::Context popped = nullptr;
-    if (m_memory != nullptr && m_driver.cuCtxPushCurrent(m_context) == 0) {
-        if (m_base != 0) m_driver.cuMemFree(m_base);
-        m_driver.cuDestroyExternalMemory(m_memory);
-        m_driver.cuCtxPopCurrent(&popped);
-    }
+    if (m_memory != nullptr)
+        m_driver.whenCurrent(m_context, [&] {
+            if (m_base != 0) m_driver.cuMemFree(m_base);
+            m_driver.cuDestroyExternalMemory(m_memory);
+        });
     m_driver.cuDevicePrimaryCtxRelease(m_device);
     m_context = nullptr;
     m_memory = nullptr;

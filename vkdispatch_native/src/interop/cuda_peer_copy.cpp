@@ -31,10 +31,7 @@ public:
         });
     }
     ~OwnMemory() {
-        cuda::Context popped = nullptr;
-        if (m_driver.cuCtxPushCurrent(m_context) != 0) return;
-        m_driver.cuMemFree(m_pointer);
-        m_driver.cuCtxPopCurrent(&popped);
+        m_driver.whenCurrent(m_context, [&] { m_driver.cuMemFree(m_pointer); });
     }
     OwnMemory(const OwnMemory&) = delete;
     OwnMemory& operator=(const OwnMemory&) = delete;

@@ -37,12 +37,10 @@ CudaStreamOrdering::~CudaStreamOrdering() {
     // timeline or signal m_stream_done, and submissions sent may still wait for that signal.
     if (m_attached) m_queue.detach(*this, false);
     m_queue.forgetWaitsOn(m_stream_done.get());
-    cuda::Context popped = nullptr;
-    if (m_driver.cuCtxPushCurrent(m_context) == 0) {
+    m_driver.whenCurrent(m_context, [&] {
         if (m_driver.cuCtxSynchronize() != 0)
             log(LogLevel::Error, "waiting for CUDA before freeing a stream ordering failed");
-        m_driver.cuCtxPopCurrent(&popped);
-    }
+    });
     m_queue.waitIgnoringInterrupts(m_queue.lastSubmitted());
     release();
 }
@@ -60,13 +58,12 @@ cuda::ExternalSemaphore CudaStreamOrdering::import(int fd) {
 }
 
 void CudaStreamOrdering::release() noexcept {
-    cuda::Context popped = nullptr;
-    if (m_driver.cuCtxPushCurrent(m_context) != 0) return;
-    if (m_stream_done_cuda != nullptr) m_driver.cuDestroyExternalSemaphore(m_stream_done_cuda);
-    if (m_queue_timeline_cuda != nullptr)
-        m_driver.cuDestroyExternalSemaphore(m_queue_timeline_cuda);
-    m_driver.cuCtxPopCurrent(&popped);
-    m_stream_done_cuda = m_queue_timeline_cuda = nullptr;
+    const bool released = m_driver.whenCurrent(m_context, [&] {
+        if (m_stream_done_cuda != nullptr) m_driver.cuDestroyExternalSemaphore(m_stream_done_cuda);
+        if (m_queue_timeline_cuda != nullptr)
+            m_driver.cuDestroyExternalSemaphore(m_queue_timeline_cuda);
+    });
+    if (released) m_stream_done_cuda = m_queue_timeline_cuda = nullptr;
 }
 
 void CudaStreamOrdering::followQueue(uint64_t value) {
