@@ -26,8 +26,8 @@ import numpy as np
 from vkdispatch.base.buffer import Buffer
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
-from vkdispatch.fft.caller_hooks import (caller_side, line_position, multiply,
-                                         real_layout_op, through_caller, where_below, zero)
+from vkdispatch.fft.caller_hooks import (CallerLines, caller_side, line_position, multiply,
+                                         through_caller, where_below, zero)
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.context import FFTContext, fft_context
 from vkdispatch.fft.fused_budget import fused_register_budget
@@ -70,14 +70,10 @@ def chirp_table(n: int, m: int, inverse: bool, scale: float) -> np.ndarray:
 
 
 @dataclasses.dataclass(frozen=True)
-class _Lines:
+class _Lines(CallerLines):
     """How the shader's lines of M map onto the caller's lines of N."""
 
-    n: int
     m: int
-    inner: int  # the distance between a line's elements
-    r2c: bool
-    inverse: bool
 
     def user_op(self, op, reading: bool):
         """``op`` (an element of a line of M) as the caller's element at the same position:
@@ -87,7 +83,7 @@ class _Lines:
         if not self.r2c:
             index = op.io_index - (op.io_index // (m * self.inner)) * ((m - n) * self.inner)
             return dataclasses.replace(op, io_index=index, fft_size=n)
-        return real_layout_op(op, n, self.inverse, reading, op.io_index // m, op.fft_index)
+        return self.real_op(op, reading, op.io_index // m, op.fft_index)
 
 
 def _chirped_load(side_map, variables, user, register, table, position, n: int) -> None:
@@ -190,10 +186,7 @@ class BluesteinFFT:
         self.inverse, self.compute_type = inverse, compute_type
         self.scale = n if inverse and normalize else 1
         self.shape = buffer_shape[:axis] + (self.m,) + buffer_shape[axis + 1:]
-        lines = _Lines(n, self.m, math.prod(buffer_shape[axis + 1:]), r2c, inverse)
-        if r2c and lines.inner != 1:
-            raise InvalidArgumentError("R2C io only supported for contiguous data (the last "
-                                       f"axis); got axis {axis} of shape {buffer_shape}")
+        lines = _Lines.along(buffer_shape, axis, r2c, inverse, m=self.m)
         name = name or f"bluestein_{buffer_shape}_{axis}_{inverse}_{normalize}_{r2c}"
         maps = (input_map, output_map, input_type, output_type)
         try:

@@ -9,12 +9,14 @@ caller's plain buffer.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import vkdispatch.codegen as vc
+from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.memory_ops import derived_op
 
-__all__ = ["line_position", "real_layout_op", "caller_side", "through_caller", "where_below",
-           "zero", "multiply"]
+__all__ = ["line_position", "real_layout_op", "CallerLines", "caller_side", "through_caller",
+           "where_below", "zero", "multiply"]
 
 
 def line_position(op, n: int, inner: int):
@@ -36,6 +38,32 @@ def real_layout_op(op, n: int, inverse: bool, reading: bool, row, position):
     return dataclasses.replace(op, io_index=row * (2 * half if real_side else half) + position,
                                r2c=True, inverse=inverse, fft_index=position, fft_size=n,
                                **fields)
+
+
+@dataclasses.dataclass(frozen=True)
+class CallerLines:
+    """The caller's lines that a transform working on lines of another length (Bluestein's
+    padded lines, Rader's convolutions of ``n - 1``) reads and writes: ``n`` elements,
+    ``inner`` apart; for real transforms, rows of the RFFTBuffer layout."""
+
+    n: int
+    inner: int
+    r2c: bool
+    inverse: bool
+
+    @classmethod
+    def along(cls, buffer_shape: tuple, axis: int, r2c: bool, inverse: bool, **extra):
+        """The lines along ``axis`` of ``buffer_shape`` (``extra``: a subclass's fields)."""
+        lines = cls(buffer_shape[axis], math.prod(buffer_shape[axis + 1:]), r2c, inverse,
+                    **extra)
+        if r2c and lines.inner != 1:
+            raise InvalidArgumentError("R2C io only supported for contiguous data (the last "
+                                       f"axis); got axis {axis} of shape {buffer_shape}")
+        return lines
+
+    def real_op(self, op, reading: bool, row, position):
+        """``op`` as the element at ``position`` of real row ``row`` (see real_layout_op)."""
+        return real_layout_op(op, self.n, self.inverse, reading, row, position)
 
 
 def caller_side(side_map, buffer_type) -> tuple:

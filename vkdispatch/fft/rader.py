@@ -23,7 +23,6 @@ one workgroup run Bluestein's algorithm.
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Optional, Tuple
 
 import numpy as np
@@ -31,7 +30,7 @@ import numpy as np
 from vkdispatch import dtypes as dt
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
-from vkdispatch.fft.caller_hooks import multiply, real_layout_op, through_caller, where_below
+from vkdispatch.fft.caller_hooks import CallerLines, multiply, through_caller, where_below
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.context import FFTContext, fft_context
 from vkdispatch.fft.fused_budget import fused_register_budget
@@ -95,31 +94,27 @@ def rader_table(p: int, g: int, inverse: bool, scale: float) -> np.ndarray:
 
 
 @dataclasses.dataclass(frozen=True)
-class _Lines:
-    """How the shader's lines of ``p - 1`` (the convolution) map onto the caller's of ``p``."""
+class _Lines(CallerLines):
+    """How the shader's lines of ``p - 1`` (the convolution) map onto the caller's of
+    ``p = n``."""
 
-    p: int
     root: int
-    inner: int  # the distance between a line's elements
-    r2c: bool
-    inverse: bool
 
     def power(self, table, m, sign: int):
         """``g^(sign m) mod p`` for the position ``m`` of a line of ``p - 1``: a constant
         where ``m`` is known while tracing, else the table's."""
         if isinstance(m, int):
-            return pow(self.root, sign * m, self.p)
-        entry = table[self.p - 1 + m]
+            return pow(self.root, sign * m, self.n)
+        entry = table[self.n - 1 + m]
         return vc.to_dtype(dt.uint32, entry.real if sign > 0 else entry.imag).to_register()
 
     def user_op(self, op, position, reading: bool):
         """``op`` (an element of a line of ``p - 1``) as the caller's element at
         ``position`` of the same line: its flat index in lines of ``p``, or for real
         transforms in the RFFTBuffer layout."""
-        p, inner = self.p, self.inner
+        p, inner = self.n, self.inner
         if self.r2c:
-            return real_layout_op(op, p, self.inverse, reading, op.io_index // (p - 1),
-                                  position)
+            return self.real_op(op, reading, op.io_index // (p - 1), position)
         outer = op.io_index // ((p - 1) * inner)
         start = op.io_index - op.fft_index * inner  # the line's first element, in lines of p-1
         index = (start + (outer + position) * inner).to_register()
@@ -205,10 +200,7 @@ class RaderFFT:
                  budget: int):
         p = buffer_shape[axis]
         scale = p if inverse and normalize else 1
-        lines = _Lines(p, primitive_root(p), math.prod(buffer_shape[axis + 1:]), r2c, inverse)
-        if r2c and lines.inner != 1:
-            raise InvalidArgumentError("R2C io only supported for contiguous data (the last "
-                                       f"axis); got axis {axis} of shape {buffer_shape}")
+        lines = _Lines.along(buffer_shape, axis, r2c, inverse, root=primitive_root(p))
         name = name or f"rader_{buffer_shape}_{axis}_{inverse}_{normalize}_{r2c}"
         shape = buffer_shape[:axis] + (p - 1,) + buffer_shape[axis + 1:]
         with fft_context(shape, axis, budget, compute_type=compute_type, name=name,
