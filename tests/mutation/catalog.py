@@ -92,6 +92,13 @@ MUTANTS = [
     Mutant("fft-rfft-twiddle-sign", "packed real FFT recombines with the inverse twiddle",
            "vkdispatch/fft/real_packing.py", "twiddle = runtime_twiddle(ct, k, 1, 2 * m, -1)",
            "twiddle = runtime_twiddle(ct, k, 1, 2 * m, 1)", "pytest", FFT_TESTS),
+    Mutant("fft-plane-coupled-twiddles", "a plane's row stages keep the 1-D transform's "
+           "coupling twiddles", "vkdispatch/fft/config.py",
+           "return self.input_stride // self.interleaved", "return self.input_stride",
+           "pytest", "tests/device/test_fft_plane.py"),
+    Mutant("fft-plane-untransposed-store", "a plane is stored in line order, transposed",
+           "vkdispatch/fft/plane.py", "position = (address % cols) * rows + address // cols",
+           "position = address", "pytest", "tests/device/test_fft_plane.py"),
     Mutant("fft-rfft-nyquist-dropped", "packed real FFT never stores the bin X[N/2]",
            "vkdispatch/fft/real_packing.py", "buffer[line * half + m] = ",
            "buffer[line * half + 0] = ", "pytest", FFT_TESTS),

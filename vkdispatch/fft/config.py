@@ -94,6 +94,15 @@ class FFTStage:
     butterflies: int
     instance_count: int
     threads: int
+    # A plane's column stage (see FFTConfig's plane_rows): its sub-transforms interleave that
+    # many independent ones (the rows' frequencies), and its twiddles skip them.
+    interleaved: int = 1
+
+    @property
+    def twiddle_period(self) -> int:
+        """The ``L`` of the stage's twiddles ``W_{L r}^{m (k mod L)}``, where ``k`` counts
+        butterflies in units of ``interleaved``: 1 means no twiddles."""
+        return self.input_stride // self.interleaved
 
     @property
     def registers_used(self) -> int:
@@ -168,13 +177,15 @@ def _divisors(n: int) -> list[int]:
     return small + [n // d for d in reversed(small) if d * d != n]
 
 
-def _stages_for(n: int, radices: list[list[int]], threads: int) -> tuple[FFTStage, ...]:
+def _stages_for(n: int, radices: list[list[int]], threads: int,
+                plane_rows: int = 1) -> tuple[FFTStage, ...]:
     stages, stride = [], 1
     for primes in radices:
         radix = math.prod(primes)
         butterflies = n // radix
         stages.append(FFTStage(radix, tuple(sorted(primes)), stride, butterflies,
-                               -(-butterflies // threads), threads))
+                               -(-butterflies // threads), threads,
+                               plane_rows if stride >= plane_rows else 1))
         stride *= radix
     return tuple(stages)
 
@@ -188,11 +199,20 @@ class FFTConfig:
     registers per thread), ``batch_threads`` (threads per line), ``thread_counts``,
     ``max_prime_radix``, ``sdata_row_size``/``sdata_row_size_padded`` (one line in shared
     memory, unpadded/padded) and ``sdata_allocation``.
+
+    ``plane_rows`` (R, dividing N = R C): each line is an R x C plane in row-major order, and
+    the transform is its 2-D DFT instead, in one pass. The first stages transform the
+    columns (radices multiplying to R: their butterflies read samples C apart, the first
+    stage's Stockham inputs), the rest the rows; the row stages' twiddles leave out the
+    factor ``W_N^(n2 k1)`` that couples the two in a 1-D transform (their butterfly index
+    counts in units of R, see ``FFTStage.interleaved``). The result lies in natural order as
+    position ``k1 + R k2`` for bin ``(k1, k2)``: the plane transposed, which its store undoes.
     """
 
     def __init__(self, buffer_shape: Tuple, axis: int | None = None,
                  max_register_count: int | None = None, compute_type=dt.complex64,
-                 limits: DeviceLimits | None = None, split_above_bytes: int | None = None):
+                 limits: DeviceLimits | None = None, split_above_bytes: int | None = None,
+                 plane_rows: int | None = None):
         if not dt.is_complex(compute_type):
             raise InvalidArgumentError(f"compute_type must be a complex dtype, got "
                                        f"{getattr(compute_type, 'name', compute_type)!r}")
@@ -205,6 +225,10 @@ class FFTConfig:
         self.limits = limits or DeviceLimits.current()
         self.split_above_bytes = split_above_bytes
         self.N = shape[self.axis]
+        self.plane_rows = plane_rows or 1
+        if self.N % self.plane_rows:
+            raise InvalidArgumentError(f"plane_rows {plane_rows} must divide the line length "
+                                       f"{self.N}")
         self.fft_stride = math.prod(shape[self.axis + 1:])
         self.batch_outer_stride = self.fft_stride * self.N
         self.batch_outer_count = math.prod(shape[:self.axis])
@@ -227,9 +251,10 @@ class FFTConfig:
     def _plan(self, max_register_count: int) -> None:
         """Stages, threads and the shared-memory layout for a register budget."""
         self.max_register_count = max_register_count
-        radices = plan_radices(self.N, min(max_register_count, self.N)) if self.N > 1 else []
+        radices = [group for length in self._sub_lengths() if length > 1
+                   for group in plan_radices(length, min(max_register_count, length))]
         self.batch_threads = self._choose_threads(radices)
-        self.stages = _stages_for(self.N, radices, self.batch_threads)
+        self.stages = _stages_for(self.N, radices, self.batch_threads, self.plane_rows)
         self.register_count = max([s.registers_used for s in self.stages], default=1)
         self.thread_counts = tuple(s.thread_count for s in self.stages)
         self.max_prime_radix = max(prime_factors(self.N), default=1)
@@ -237,6 +262,12 @@ class FFTConfig:
         self.sdata_row_size_padded = self.N + self.N // self.pad_period
         self._fit_shared_memory()
         self.sdata_allocation = self.sdata_row_size_padded if self.uses_sdata else 0
+
+    def _sub_lengths(self) -> tuple[int, ...]:
+        """The lengths planned one after the other: a plane's columns, then its rows."""
+        if self.plane_rows > 1:
+            return (self.plane_rows, self.N // self.plane_rows)
+        return (self.N,)
 
     def thread_limit(self) -> int:
         axis_limit = self.limits.max_workgroup_size[1 if self.fft_stride > 1 else 0]

@@ -34,10 +34,11 @@ class FFTContext:
     def __init__(self, shader_context, buffer_shape: Tuple, axis: Optional[int] = None,
                  max_register_count: Optional[int] = None, compute_type=dt.complex64,
                  name: Optional[str] = None, limits: DeviceLimits | None = None,
-                 force_sdata: bool = False, split_above_bytes: Optional[int] = None):
+                 force_sdata: bool = False, split_above_bytes: Optional[int] = None,
+                 plane_rows: Optional[int] = None):
         self.shader_context = shader_context
         self.config = FFTConfig(buffer_shape, axis, max_register_count, compute_type, limits,
-                                split_above_bytes)
+                                split_above_bytes, plane_rows)
         self.grid = FFTGridManager(self.config, force_sdata)
         self.resources = FFTResources(self.config, self.grid)
         self.registers = self.allocate_registers("fft")
@@ -123,7 +124,7 @@ class FFTContext:
                     first = instance * stage.radix
                     values = radix_fft(list(self.registers[first:first + stage.radix]),
                                        stage.primes, 1)
-                    if stage.input_stride > 1:
+                    if stage.twiddle_period > 1:
                         values = self._twiddle(stage, instance, values, 1)
                     for register, value in zip(self.registers[first:first + stage.radix],
                                                values):
@@ -132,21 +133,24 @@ class FFTContext:
     def _butterfly(self, stage: FFTStage, instance: int, sign: int) -> None:
         first = instance * stage.radix
         values = list(self.registers[first:first + stage.radix])
-        if stage.input_stride > 1:
+        if stage.twiddle_period > 1:
             values = self._twiddle(stage, instance, values, sign)
         for register, value in zip(self.registers[first:first + stage.radix],
                                    radix_fft(values, stage.primes, sign)):
             register[:] = value
 
     def _twiddle(self, stage: FFTStage, instance: int, values: list, sign: int) -> list:
-        """Multiplies input ``m`` by ``W_{L r}^{m (j mod L)}``."""
+        """Multiplies input ``m`` by ``W_{L r}^{m k}``, ``k = (j mod S) // I`` for the input
+        stride ``S``, ``I`` interleaved transforms (1 but in planes) and ``L = S / I``."""
         j = self.resources.butterfly_index(stage, instance)
-        stride = stage.input_stride
-        unit = sign * 2 * 3.141592653589793 / (stride * stage.radix)
+        stride, period = stage.input_stride, stage.twiddle_period
+        unit = sign * 2 * 3.141592653589793 / (period * stage.radix)
         if isinstance(j, int):
-            return [values[0]] + [multiply_by_constant_twiddle(values[m], unit * m * (j % stride))
+            k = (j % stride) // stage.interleaved
+            return [values[0]] + [multiply_by_constant_twiddle(values[m], unit * m * k)
                                   for m in range(1, stage.radix)]
-        k = (j % stride).to_register()
+        k = j % stride
+        k = (k if stage.interleaved == 1 else k // stage.interleaved).to_register()
         ct = self.config.compute_type
         powers: dict[int, object] = {}
         twiddled = [values[0]]
@@ -157,7 +161,7 @@ class FFTContext:
                 # one rounding per level (at most 4 levels for radix 16).
                 w = vc.mult_complex(powers[m // 2], powers[m - m // 2]).to_register()
             else:
-                w = runtime_twiddle(ct, k, m, stride * stage.radix, sign)
+                w = runtime_twiddle(ct, k, m, period * stage.radix, sign)
             powers[m] = w
             twiddled.append(vc.mult_complex(values[m], w))
         return twiddled
@@ -181,14 +185,16 @@ def fft_context(buffer_shape: Tuple, axis: Optional[int] = None,
                 max_register_count: Optional[int] = None, compute_type=dt.complex64,
                 name: Optional[str] = None, limits: DeviceLimits | None = None,
                 force_sdata: bool = False,
-                split_above_bytes: Optional[int] = None) -> Iterator[FFTContext]:
+                split_above_bytes: Optional[int] = None,
+                plane_rows: Optional[int] = None) -> Iterator[FFTContext]:
     """Traces a hand-written FFT shader; on a normal exit ``ctx.get_callable()`` returns it.
 
     ``force_sdata`` declares the group's shared memory even when the transform itself needs
-    none (for custom exchanges through ``ctx.sdata``); ``split_above_bytes``: see
-    :class:`FFTConfig`."""
+    none (for custom exchanges through ``ctx.sdata``); ``split_above_bytes`` and
+    ``plane_rows``: see :class:`FFTConfig`."""
     with vc.shader_context(vc.ShaderFlags.NO_EXEC_BOUNDS) as shader_context:
         context = FFTContext(shader_context, buffer_shape, axis, max_register_count,
-                             compute_type, name, limits, force_sdata, split_above_bytes)
+                             compute_type, name, limits, force_sdata, split_above_bytes,
+                             plane_rows)
         yield context
         context.compile_shader()

@@ -18,6 +18,7 @@ from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.graphs import buffer_key, repeat_or_record
 from vkdispatch.fft.config import DeviceLimits
 from vkdispatch.fft.operand_types import resolve_fft_types
+from vkdispatch.fft.plane import plane_fits, plane_shader
 from vkdispatch.fft.shader_factories import make_fft_shader
 from vkdispatch.shader.dispatch_target import DispatchTarget
 from vkdispatch.shader.mapping import MappingFunction
@@ -240,9 +241,24 @@ def _passes(buffers: tuple, axes: list[int], input_map, output_map, **options) -
     check_flags(**{name: options[name] for name in ("inverse", "normalize_inverse")
                    if name in options})
 
+    check_graph(options["graph"])
+    plain = input_map is None and output_map is None and input_type is None \
+        and output_type is None
+
     def record() -> None:
-        for index, axis in enumerate(axes):
-            first, last = index == 0, index == len(axes) - 1
+        rest = axes
+        if plain:
+            check_live((working,))
+            plane = cached_plan(_plane_plan, (working,), (
+                tuple(working.shape), tuple(axes), options.get("inverse", False),
+                options.get("normalize_inverse", True), options["compute_type"]))
+            if plane:
+                if options["print_shader"]:
+                    print(plane)
+                plane(working, graph=options["graph"])
+                rest = [axis for axis in axes if axis < ndim - 2]
+        for index, axis in enumerate(rest):
+            first, last = index == 0, index == len(rest) - 1
             args = list(buffers[working_index:] if first and input_map is not None
                         else [working])
             if last and output_map is not None:
@@ -256,6 +272,21 @@ def _passes(buffers: tuple, axes: list[int], input_map, output_map, **options) -
     one_operation(options["graph"], options["print_shader"], buffers,
                   (tuple(axes), input_map, output_map, input_type, output_type,
                    tuple(options.items())), record)
+
+
+def _plane_plan(buffers: tuple, shape: tuple, axes: tuple, inverse: bool, normalize: bool,
+                compute_type):
+    """The one-pass shader of the last two axes of ``shape`` (see plane.py) where ``axes``
+    includes both and the plane fits a workgroup, else False (a plan that is cached too)."""
+    if not {len(shape) - 2, len(shape) - 1} <= set(axes):
+        return False
+    _, buffer_type, compute_type = resolve_fft_types(buffers, None, None, None, None,
+                                                     compute_type)
+    limits = DeviceLimits.current()
+    if not plane_fits(shape[-2], shape[-1], compute_type, limits):
+        return False
+    return plane_shader(limits, shape, bool(inverse), bool(normalize), buffer_type,
+                        compute_type)
 
 
 def one_operation(graph, print_shader: bool, buffers: tuple, options: tuple, record) -> None:
@@ -278,7 +309,9 @@ def _last_two_axes(buffers: tuple) -> list[int]:
 
 def fft2(*buffers: Buffer, graph=None, print_shader: bool = False, input_map=None,
          output_map=None, output_type=None, input_type=None, compute_type=None) -> None:
-    """2-D FFT over the last two axes of a 2-D or 3-D buffer (two dispatches)."""
+    """2-D FFT over the last two axes of a 2-D or 3-D buffer: one dispatch where a plane fits
+    one workgroup and no map or type is given (complex64 up to 4096 values a plane), else
+    two."""
     buffers, graph, print_shader = _split_buffers(buffers, graph, print_shader)
     axes = _last_two_axes(buffers)
     _passes(buffers, axes, input_map, output_map, graph=graph, print_shader=print_shader,
@@ -298,7 +331,8 @@ def ifft2(*buffers: Buffer, graph=None, print_shader: bool = False, normalize: b
 
 def fft3(*buffers: Buffer, graph=None, print_shader: bool = False, input_map=None,
          output_map=None, output_type=None, input_type=None, compute_type=None) -> None:
-    """3-D FFT of a 3-D buffer: axes 0, 1, 2 (three dispatches)."""
+    """3-D FFT of a 3-D buffer: axes 0, 1, 2 (three dispatches; two where the planes of
+    axes 1 and 2 fit one workgroup, as in :func:`fft2`)."""
     buffers, graph, print_shader = _split_buffers(buffers, graph, print_shader)
     _passes(buffers, [0, 1, 2], input_map, output_map, graph=graph, print_shader=print_shader,
             input_type=input_type, output_type=output_type, compute_type=compute_type)

@@ -1,0 +1,85 @@
+"""2-D transforms of planes that one workgroup holds, in one pass.
+
+``vd.fft.fft2`` (and ``fft3``'s last two axes) transforms the columns and the rows of an
+R x C plane in two dispatches, each a pass over the whole batch through device memory. A
+plane whose R C values fit one workgroup's line (complex64 up to 4096 values, shared memory
+whole) is instead transformed as one line of R C with the 2-D stages of ``FFTConfig``'s
+``plane_rows``: one read and one write of the data. Its result lies transposed in the line
+(bin ``(k1, k2)`` at ``k1 + R k2``), so the store goes through shared memory, read in the
+plane's address order.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Optional, Tuple
+
+from vkdispatch import dtypes as dt
+import vkdispatch.codegen as vc
+from vkdispatch.errors import InvalidArgumentError
+from vkdispatch.fft.config import DeviceLimits, FFTConfig
+from vkdispatch.fft.context import FFTContext, fft_context
+from vkdispatch.fft.io_manager import plain_extent
+from vkdispatch.fft.iterators import global_reads_iterator, staged_elements
+from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES, prime_factors
+from vkdispatch.shader.shader_function import ShaderFunction
+
+__all__ = ["plane_fits", "plane_shader", "plane_cache_clear"]
+
+
+@functools.lru_cache(maxsize=None)
+def plane_fits(rows: int, cols: int, compute_type, limits: DeviceLimits) -> bool:
+    """Whether an R x C plane transforms in one pass: both lengths made of the butterflies'
+    primes, the plane's values within one workgroup, exchanged whole through shared memory.
+    Cached: every eager fft2 asks."""
+    if rows < 2 or cols < 2 or any(p not in SUPPORTED_PRIMES
+                                   for p in prime_factors(rows) + prime_factors(cols)):
+        return False
+    try:
+        config = FFTConfig((rows * cols,), 0, compute_type=compute_type, limits=limits,
+                           plane_rows=rows)
+    except InvalidArgumentError:  # more threads than a workgroup has, or no room in memory
+        return False
+    return not config.exchange_split
+
+
+def _store_transposed(ctx: FFTContext, buffer, rows: int, cols: int) -> None:
+    """Stores each plane in address order: address ``k1 C + k2`` takes line position
+    ``k1 + R k2`` from shared memory."""
+    resources, grid, sdata = ctx.resources, ctx.grid, ctx.sdata
+    n = rows * cols
+    sdata.write_to_sdata(ctx.registers, -1)
+    sdata.sync("read")
+    for line, slot, address in staged_elements(resources, n):
+        position = (address % cols) * rows + address // cols
+        value = sdata.sdata[grid.sdata_index(position, slot)]
+        buffer[line * n + address] = value if value.var_type is buffer.var_type \
+            else vc.to_dtype(buffer.var_type, value)
+
+
+@functools.lru_cache(maxsize=None)
+def plane_shader(limits: DeviceLimits, buffer_shape: Tuple, inverse: bool, normalize: bool,
+                 buffer_type, compute_type, name: Optional[str] = None) -> ShaderFunction:
+    """The in-place 2-D transform of the last two axes of every plane of ``buffer_shape``
+    (``plane_fits`` must hold), divided by R C where ``inverse and normalize``."""
+    rows, cols = buffer_shape[-2], buffer_shape[-1]
+    planes = math.prod(buffer_shape[:-2])
+    name = name or f"fft_plane_{tuple(buffer_shape)}_{inverse}_{normalize}"
+    with fft_context((planes, rows * cols), 1, compute_type=compute_type, name=name,
+                     limits=limits, force_sdata=True, plane_rows=rows) as ctx:
+        (buffer,) = ctx.declare_shader_args([vc.Buffer[buffer_type]])
+        for op in global_reads_iterator(ctx.registers):
+            op.read_from_buffer(buffer)
+        ctx.execute(inverse)
+        if inverse and normalize:
+            ctx.registers.normalize()
+        _store_transposed(ctx, buffer, rows, cols)
+    shader = ctx.get_callable()
+    shader.require_buffer_bytes({0: plain_extent(tuple(buffer_shape), buffer_type, False)})
+    return shader
+
+
+def plane_cache_clear() -> None:
+    """Drops the cached plane shaders and fit answers."""
+    plane_shader.cache_clear()
+    plane_fits.cache_clear()
