@@ -1,7 +1,8 @@
-"""``kp.Manager``: one Vulkan device and the factory of every other ``kp`` object.
+"""``kp.Manager``: queues of one Vulkan device and the factory of every other ``kp`` object.
 
 It keeps weak references to what it made; ``destroy()`` (also run when the Manager is garbage
-collected) frees them all, so the Manager must outlive the objects it made, as in Kompute.
+collected) frees them all, so the Manager must outlive the objects it made, as in Kompute. The
+Managers of one device share it (like CUDA's primary context): their objects work together.
 """
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ class Manager(LegacyManager):
 
     ``Manager(device, family_queue_indices, desired_extensions)``: the device of that Vulkan
     index, with one queue per entry of ``family_queue_indices`` (a queue family index; repeat one
-    for several queues of it), which ``sequence(queue_index)`` selects by position. Extensions
-    are accepted and not enabled: the device has the ones vkdispatch uses (the ``kp`` logger
-    says so).
+    for several queues of it, up to the 4 of each family that the device's Managers share),
+    which ``sequence(queue_index)`` selects by position. Extensions are accepted and not enabled:
+    the device has the ones vkdispatch uses (the ``kp`` logger says so).
 
     Also has the methods of Kompute 0.4-0.6's Python API (``build_tensor``, ``eval_<operation>``
     and the rest), documented as legacy.
@@ -48,8 +49,8 @@ class Manager(LegacyManager):
         self._uploads = None
 
     def destroy(self) -> None:
-        """Destroys every sequence, algorithm and tensor it made that is still alive, then the
-        device; a second call does nothing."""
+        """Destroys every sequence, algorithm and tensor it made that is still alive, then
+        releases the device (the device's other Managers keep it); a second call does nothing."""
         self._native.destroy()
 
     def sequence(self, queue_index=0, total_timestamps=0) -> Sequence:

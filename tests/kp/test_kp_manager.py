@@ -65,8 +65,9 @@ def test_several_managers_at_once(rng):
 
 
 def test_many_managers_one_after_another(rng):
-    # Each Manager has its own Vulkan instance; NVIDIA's driver could not be loaded again after
-    # about 30 instances had come and gone (until the core kept the drivers loaded).
+    # With no other Manager of the device alive, each makes its Vulkan instance and device anew;
+    # NVIDIA's driver could not be loaded again after about 30 instances had come and gone
+    # (until the core kept the drivers loaded).
     for _ in range(40):
         manager = kp.Manager()
         values = random_array(rng, 8, np.float32)
@@ -74,6 +75,33 @@ def test_many_managers_one_after_another(rng):
         manager.sequence().eval(kp.OpSyncDevice([tensor]))
         np.testing.assert_array_equal(tensor.data(), values)
         manager.destroy()
+
+
+def test_managers_of_one_device_share_it_and_each_others_objects(rng):
+    # As CUDA's primary context: Kompute's TestManagerParallelExecution records the tensors and
+    # algorithm of one manager into the sequences of another.
+    mgr, other = kp.Manager(), kp.Manager(0, [0])
+    x = random_array(rng, 256, np.float32)
+    tx, ty = mgr.tensor(x), mgr.tensor(random_array(rng, 256, np.float32))
+    twice = shader("y[i] = x[i] * 2.0 - 0.75;", "float x", "float y")  # exact in float32
+    run(other, mgr.algorithm([tx, ty], twice), [ty])
+    np.testing.assert_array_equal(ty.data(), x * 2 - 0.75)
+    mgr.destroy()  # other keeps the device; mgr's objects go, as in Kompute
+    assert not ty.is_init()
+    with pytest.raises(RuntimeError, match="Kompute Tensor was destroyed"):
+        other.sequence().eval(kp.OpSyncDevice([tx]))
+    y = random_array(rng, 256, np.float32)
+    tz, tw = other.tensor(y), other.tensor(np.zeros(256))
+    run(other, other.algorithm([tz, tw], twice), [tw])
+    np.testing.assert_array_equal(tw.data(), y * 2 - 0.75)
+    other.destroy()
+
+
+def test_more_queues_of_a_family_than_the_device_shares_are_refused():
+    # The shared device has at most 4 queues of each compute family.
+    with pytest.raises(RuntimeError, match=r"Kompute Manager asked for 5 queue\(s\) of family 0, "
+                                           r"but the device has [1-4] "):
+        kp.Manager(0, [0] * 5)
 
 
 def test_destroy_frees_everything_the_manager_made():

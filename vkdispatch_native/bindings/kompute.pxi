@@ -3,12 +3,15 @@
 # convert. Waits release the GIL.
 #
 # Kompute's objects are not thread-safe: destroying a tensor, algorithm, sequence or manager
-# while another thread records or evaluates a sequence of the same manager freed what that call
-# used. So a destroy asked for while calls on the manager's objects run without the GIL is
-# deferred (the object reports itself destroyed at once) and done when the last of them returns;
-# and a destroy keeps the GIL while it runs (waiting for the GPU work that uses the object), so
-# that no call can start meanwhile: one that did read a sequence while it was being freed (a
-# "made by another Manager" error, or worse, under load).
+# while another thread records or evaluates a sequence that uses it freed what that call used.
+# So a destroy asked for while calls on objects of the device run without the GIL is deferred
+# (the object reports itself destroyed at once) and done when the last of them returns; and a
+# destroy keeps the GIL while it runs (waiting for the GPU work that uses the object), so that
+# no call can start meanwhile: one that did read a sequence while it was being freed (a "made on
+# another device" error, or worse, under load). The Managers of one device share it, and each
+# other's objects, so they share one gate.
+import weakref
+
 from libc.stdint cimport int32_t
 from libcpp.memory cimport shared_ptr
 
@@ -19,11 +22,12 @@ cdef uint8_t _NO_DATA = 0
 
 
 cdef class _KpGate:
-    """The calls on one manager's objects now running without the GIL, and the destroys
-    waiting for them (held by the manager and its objects; not the manager itself, which its
-    objects must not keep alive: a collected manager destroys them)."""
+    """The calls on the objects of one device's managers now running without the GIL, and the
+    destroys waiting for them (held by the managers and their objects; not a manager itself,
+    which its objects must not keep alive: a collected manager destroys them)."""
     cdef int calls
     cdef list deferred
+    cdef object __weakref__
 
     def __cinit__(self):
         self.deferred = []
@@ -37,6 +41,18 @@ cdef class _KpGate:
             for obj in sorted(pending, key=lambda o: isinstance(o, KpManager)):
                 (<_KpObject>obj).destroy_now()
         return 0
+
+
+# The gate of each device's managers, while one of them or of their objects holds it.
+_kp_gates = weakref.WeakValueDictionary()
+
+
+cdef _KpGate _kp_device_gate(uint32_t device):
+    gate = _kp_gates.get(device)
+    if gate is None:
+        gate = _KpGate()
+        _kp_gates[device] = gate
+    return gate
 
 
 cdef class _KpObject:
@@ -304,7 +320,7 @@ cdef class KpManager(_KpObject):
     def __cinit__(self, uint32_t device, list families, list extensions):
         cdef vector[uint32_t] family_list = families
         cdef vector[string] extension_list = [name.encode() for name in extensions]
-        self.gate = _KpGate()
+        self.gate = _kp_device_gate(device)
         with nogil:
             self.ptr = kc.makeManager(device, family_list, extension_list)
         _check_validation()

@@ -28,6 +28,14 @@ std::vector<T> randomValues(size_t n, unsigned seed) {
     return out;
 }
 
+/// y[i] = x[i] * 3 + 1 over buffers x (binding 0) and y (binding 1), one workgroup per element.
+inline const char* const kAffine = R"(#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer X { float x[]; };
+layout(set = 0, binding = 1) buffer Y { float y[]; };
+void main() { uint i = gl_GlobalInvocationID.x; y[i] = x[i] * 3.0 + 1.0; }
+)";
+
 /// out[x + y * width] = 2 * image(x, y) + 1: a shader reading a 1-channel float image, one
 /// workgroup per texel.
 inline const char* const kReadImage = R"(#version 450

@@ -14,6 +14,7 @@
 #include "fft_reference.hpp"
 #include "kompute/Kompute.hpp"
 #include "kompute_helpers.hpp"
+#include "own_vulkan.hpp"
 #include "vkdispatch/log.hpp"
 
 namespace {
@@ -247,7 +248,10 @@ TEST_F(KomputeFft, TheManagerKeepsOneBindingPerLayoutAndTensor) {
 
 TEST_F(KomputeFft, ErrorsNameTheTensorTheExpectedAndTheActualValue) {
     VKD_REQUIRE_DEVICE();
-    kp::Manager mgr, other;
+    vkdispatch::test::OwnVulkan own;  // another device: a Manager over the program's own
+    ASSERT_NE(own.device, VK_NULL_HANDLE);
+    auto other = own.manager();
+    kp::Manager mgr;
     auto good = mgr.tensor(randomFloats(32, 19));
     const Shape shape = {16};
     EXPECT_EQ(messageOf([&] { kp::OpFFT({good, mgr.tensor(randomFloats(30, 20))}, shape); }),
@@ -258,8 +262,8 @@ TEST_F(KomputeFft, ErrorsNameTheTensorTheExpectedAndTheActualValue) {
               "float pairs) or eDouble (as double pairs)");
     EXPECT_EQ(messageOf([&] { kp::OpFFT({mgr.image(4, 4, 2)}, shape); }),
               "Kompute OpFFT: tensors[0] is an image; VkFFT transforms tensors");
-    EXPECT_EQ(messageOf([&] { kp::OpFFT({good, other.tensor(randomFloats(32, 21))}, shape); }),
-              "Kompute OpFFT: tensors[1] was made by another Manager than tensors[0]");
+    EXPECT_EQ(messageOf([&] { kp::OpFFT({good, other->tensor(randomFloats(32, 21))}, shape); }),
+              "Kompute OpFFT: tensors[1] was made on another device than tensors[0]");
     EXPECT_EQ(messageOf([&] { kp::OpFFT({good, nullptr}, shape); }),
               "Kompute OpFFT: tensors[1] is null");
     EXPECT_EQ(messageOf([&] { kp::OpFFT(std::vector<std::shared_ptr<Memory>>{}, shape); }),

@@ -2,7 +2,7 @@
 // objects destroyed (or an algorithm rebuilt) after a sequence recorded them, destroy() while a
 // submission runs, workgroup counts above the device's limits, and malformed SPIR-V. Each is
 // refused with an exception naming what is wrong, and the manager stays usable; so are memory
-// objects an algorithm cannot bind (another kind than the shader declares, another Manager) and
+// objects an algorithm cannot bind (another kind than the shader declares, another device) and
 // dispatches with fewer push-constant bytes than the shader reads.
 #include <gtest/gtest.h>
 
@@ -15,22 +15,16 @@
 #include "compute_helpers.hpp"
 #include "kompute/Kompute.hpp"
 #include "kompute_helpers.hpp"
+#include "own_vulkan.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/log.hpp"
 
 namespace {
 
+using vkdispatch::test::kAffine;
 using vkdispatch::test::messageOf;
 using vkdispatch::test::randomFloats;
 using vkdispatch::test::uploadDispatchDownload;
-
-// y[i] = x[i] * 3 + 1.
-const char* kAffine = R"(#version 450
-layout(local_size_x = 1) in;
-layout(set = 0, binding = 0) buffer X { float x[]; };
-layout(set = 0, binding = 1) buffer Y { float y[]; };
-void main() { uint i = gl_GlobalInvocationID.x; y[i] = x[i] * 3.0 + 1.0; }
-)";
 
 // y[i] = x[i] * x[i].
 const char* kSquare = R"(#version 450
@@ -302,9 +296,12 @@ layout(set = 0, binding = 1) buffer Y { float y[]; };
 void main() { y[0] = imageLoad(picture, ivec2(0, 0)).x; }
 )";
 
-TEST_F(KomputeMisuse, MemoryObjectsOfTheWrongKindOrManagerOrCountAreRefusedByAlgorithm) {
+TEST_F(KomputeMisuse, MemoryObjectsOfTheWrongKindOrDeviceOrCountAreRefusedByAlgorithm) {
     VKD_REQUIRE_DEVICE();
-    kp::Manager mgr, other;
+    vkdispatch::test::OwnVulkan own;  // another device: a Manager over the program's own
+    ASSERT_NE(own.device, VK_NULL_HANDLE);
+    auto other = own.manager();
+    kp::Manager mgr;
     auto tx = mgr.tensor({1.0f, 2.0f});
     auto ty = mgr.tensor({0.0f, 0.0f});
     auto image = mgr.image({1.0f, 2.0f}, 2, 1, 1);
@@ -321,13 +318,13 @@ TEST_F(KomputeMisuse, MemoryObjectsOfTheWrongKindOrManagerOrCountAreRefusedByAlg
     EXPECT_TRUE(contains(messageOf([&] { mgr.algorithm({tx}, affine); }),
                          "tensors: the shader uses binding 1 of descriptor set 0, but 1 "
                          "tensors or images were given"));
-    EXPECT_TRUE(contains(messageOf([&] { mgr.algorithm({tx, other.tensor({0.0f, 0.0f})},
+    EXPECT_TRUE(contains(messageOf([&] { mgr.algorithm({tx, other->tensor({0.0f, 0.0f})},
                                                        affine); }),
-                         "tensors: memory object 1 was made by another Manager"));
+                         "tensors: memory object 1 was made on another device"));
     EXPECT_TRUE(contains(messageOf([&] {
-                             mgr.sequence()->eval<kp::OpSyncDevice>({other.tensor({1.0f})});
+                             mgr.sequence()->eval<kp::OpSyncDevice>({other->tensor({1.0f})});
                          }),
-                         "memory object 0 was made by another Manager than the sequence's"));
+                         "memory object 0 was made on another device than the sequence's"));
     // The manager still works: the image read through a right algorithm.
     auto algorithm = mgr.algorithm({image, ty}, reads_image, {1, 1, 1});
     mgr.sequence()

@@ -57,7 +57,8 @@ public:
     }
 
     bool isInit() const noexcept;
-    /// Whether it was made by the Manager of `runtime` (false after destroy()).
+    /// Whether it was made on the device of `runtime`, by any of its Managers (false after
+    /// destroy()).
     bool belongsTo(const std::shared_ptr<detail::Runtime>& runtime) const noexcept {
         return m_runtime != nullptr && m_runtime == runtime;
     }

@@ -1,10 +1,16 @@
 #pragma once
-// kp::Manager: one device of a Vulkan instance (a vkdispatch Instance and one-device Context)
-// and the factory of every other Kompute object. It keeps weak references to what it made;
-// destroy() frees them all. Unlike Kompute's, objects keep the device alive, so one that
-// outlives its Manager stays valid instead of crashing.
+// kp::Manager: queues of one device and the factory of every other Kompute object. It keeps
+// weak references to what it made; destroy() frees them all. Unlike Kompute's, objects keep
+// the device alive, so one that outlives its Manager stays valid instead of crashing.
 //
-// Thread safety: like Kompute's, none; one thread uses a manager at a time.
+// The Managers of one physical device share its Vulkan device and queues, as CUDA's primary
+// context is shared (src/kp/shared_runtimes.hpp): objects one made can be recorded into
+// another's sequences, and the device lives while any Manager or object holds it. A Manager
+// over the program's own VkDevice stays apart: its objects and the others' are refused in
+// each other's sequences and algorithms (vkdispatch::InvalidArgumentError).
+//
+// Thread safety: like Kompute's, none; one thread uses a manager at a time. Managers of one
+// device may be used by different threads: what they share is thread-safe.
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,16 +27,20 @@ public:
     /// Device 0 with one queue of its first compute family.
     Manager();
     /// `family_queue_indices`: one queue per entry, of that family (empty: the first compute
-    /// family); Manager::sequence(i) uses the i-th. Extensions the device lacks are ignored.
-    /// Throws std::runtime_error with Kompute's messages for a bad index or family.
+    /// family); Manager::sequence(i) uses the i-th. The k-th entry of a family is the device's
+    /// k-th queue of it, which other Managers of the device share; the device has up to 4
+    /// queues of each compute family. Extensions the device lacks are ignored. Throws
+    /// std::runtime_error with Kompute's messages for a bad index or family, and one naming
+    /// the family when it is asked for more queues than the device has of it.
     explicit Manager(uint32_t physical_device_index,
                      const std::vector<uint32_t>& family_queue_indices = {},
                      const std::vector<std::string>& desired_extensions = {});
     /// Kompute's bring-your-own-Vulkan manager: objects on `device` (of `physical_device` of
     /// `instance`), which it neither owns nor tracks (destroy() leaves the objects it made; the
-    /// handles must outlive them). Sequences use queue 0 of the first compute family, which the
-    /// device must have been created with, and the device must have Vulkan 1.2's
-    /// timelineSemaphore feature enabled (vkdispatch's queues signal timeline semaphores).
+    /// handles must outlive them), nor shares with other Managers. Sequences use queue 0 of the
+    /// first compute family, which the device must have been created with, and the device must
+    /// have Vulkan 1.2's timelineSemaphore feature enabled (vkdispatch's queues signal timeline
+    /// semaphores).
     Manager(std::shared_ptr<vk::Instance> instance,
             std::shared_ptr<vk::PhysicalDevice> physical_device,
             std::shared_ptr<vk::Device> device);
@@ -38,6 +48,8 @@ public:
     Manager(const Manager&) = delete;
     Manager& operator=(const Manager&) = delete;
 
+    /// A sequence on its `queue_index`-th queue (std::runtime_error naming the index and how
+    /// many queues it has when there is no such queue).
     std::shared_ptr<Sequence> sequence(uint32_t queue_index = 0, uint32_t total_timestamps = 0);
 
     template <typename T>
@@ -158,8 +170,9 @@ public:
                                push_constants);
     }
 
-    /// Destroys every object it made that is still alive, then releases the device (objects
-    /// held elsewhere keep it until they go). A second call does nothing.
+    /// Destroys every object it made that is still alive, then releases the device (other
+    /// Managers of it, and objects held elsewhere, keep it until they go). A second call does
+    /// nothing.
     void destroy();
     /// Forgets the objects that no longer exist.
     void clear();
@@ -179,6 +192,7 @@ private:
     }
 
     std::shared_ptr<detail::Runtime> m_runtime;  // null after destroy()
+    std::vector<int> m_queues;                   // the context's queue behind each of its own
     bool m_manage_resources = true;              // false over handles made elsewhere
     std::vector<std::weak_ptr<Memory>> m_memories;
     std::vector<std::weak_ptr<Algorithm>> m_algorithms;

@@ -47,12 +47,13 @@ public:
     uint32_t dataTypeMemorySize() const noexcept { return m_element_size; }
     /// Bytes: size() * dataTypeMemorySize().
     uint64_t memorySize() const noexcept { return uint64_t(m_size) * m_element_size; }
-    /// Whether it was made by the Manager of `runtime` (false after destroy()).
+    /// Whether it was made on the device of `runtime`, by any of its Managers (false after
+    /// destroy()).
     bool belongsTo(const std::shared_ptr<detail::Runtime>& runtime) const noexcept {
         return m_runtime != nullptr && m_runtime == runtime;
     }
-    /// The Manager's runtime it was made by (null after destroy()), for operations that build
-    /// device objects of their own for it (kp::OpFFT's plans).
+    /// The runtime of the device it was made on (null after destroy()), for operations that
+    /// build device objects of their own for it (kp::OpFFT's plans).
     const std::shared_ptr<detail::Runtime>& runtime() const noexcept { return m_runtime; }
     uint32_t getX() const noexcept { return m_x; }
     uint32_t getY() const noexcept { return m_y; }

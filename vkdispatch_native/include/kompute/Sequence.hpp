@@ -27,8 +27,10 @@ namespace kp {
 
 class Sequence : public std::enable_shared_from_this<Sequence> {
 public:
-    /// `total_timestamps` > 0 keeps that many timestamps after the start of the buffer (one after
-    /// each recorded operation); std::runtime_error when the device cannot write timestamps.
+    /// On queue `queue_index` of the runtime's context (Manager::sequence maps its own queue
+    /// indices to the context's). `total_timestamps` > 0 keeps that many timestamps after the
+    /// start of the buffer (one after each recorded operation); std::runtime_error when the
+    /// device cannot write timestamps.
     Sequence(std::shared_ptr<detail::Runtime> runtime, uint32_t queue_index,
              uint32_t total_timestamps = 0);
     ~Sequence();

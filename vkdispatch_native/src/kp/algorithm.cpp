@@ -74,7 +74,7 @@ const char* kindName(Memory::Type type) {
     return type == Memory::Type::eImage ? "an image" : "a tensor";
 }
 
-// What binding i of the shader needs from memory object i: made by this Manager, of the kind
+// What binding i of the shader needs from memory object i: made on this device, of the kind
 // the shader declares there (a tensor bound as an image crashed the driver, an image bound as
 // a buffer wrote nothing), and within what a shader may bind of one buffer.
 void checkBindings(const std::vector<std::shared_ptr<Memory>>& mem_objects,
@@ -87,7 +87,7 @@ void checkBindings(const std::vector<std::shared_ptr<Memory>>& mem_objects,
         const std::string which = "tensors: memory object " + std::to_string(i);
         if (!memory.belongsTo(runtime))
             throw vkdispatch::InvalidArgumentError(
-                which + " was made by another Manager than the algorithm's");
+                which + " was made on another device than the algorithm's");
         const auto binding = used.find(static_cast<uint32_t>(i));
         const bool image = memory.type() == Memory::Type::eImage;
         if (binding != used.end() && image != (binding->second == detail::BindingKind::Image))

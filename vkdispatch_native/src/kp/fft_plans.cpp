@@ -42,7 +42,7 @@ std::shared_ptr<vkdispatch::VkfftBinding> FftPlans::binding(vkdispatch::Context&
     for (auto it = entry.bound.begin(); it != entry.bound.end(); ++it)
         if (it->tensor.lock() == tensor)
             return promote(entry.bound, it, kRememberedBindings).binding;
-    // One set of buffers per queue: every queue of a Manager sees the same tensor buffer.
+    // One set of buffers per queue: every queue of the device sees the same tensor buffer.
     vkdispatch::VkfftBuffers buffers;
     buffers.buffer = tensor->getPrimaryBuffer();
     std::vector<vkdispatch::VkfftBuffers> per_queue(context.queueCount(), buffers);

@@ -1,7 +1,8 @@
 #pragma once
-// The VkFFT plans of one kp::Manager (its runtime holds them), so that OpFFT operations of one
-// layout share a plan (VkFFT compiles its kernels once) and another OpFFT on the same tensor
-// shares the binding too (its applications are bound to the tensor's buffer once).
+// The VkFFT plans of one device's kp::Managers (its runtime holds them), so that OpFFT
+// operations of one layout share a plan (VkFFT compiles its kernels once) and another OpFFT on
+// the same tensor shares the binding too (its applications are bound to the tensor's buffer
+// once).
 //
 // A binding is only valid while its tensor's buffer lives, and a buffer freed by destroy() may
 // come back with the same handle for another tensor (VkFFT issue #185 is that mix-up). So a

@@ -1,11 +1,12 @@
 #include "kompute/Manager.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
+#include "queue_mapping.hpp"
 #include "runtime.hpp"
+#include "shared_runtimes.hpp"
 #include "vkdispatch/log.hpp"
 
 // vulkan.hpp's default dispatcher lives in this file.
@@ -21,11 +22,6 @@ void loadVulkanHpp(VkInstance instance) {
 }  // namespace detail
 
 namespace {
-
-bool debugRequested() {
-    const char* value = std::getenv("VKDISPATCH_DEBUG");
-    return value != nullptr && *value != '\0' && std::string(value) != "0";
-}
 
 std::vector<int> queueFamilies(const vkdispatch::DeviceInfo& info,
                                const std::vector<uint32_t>& requested) {
@@ -49,32 +45,29 @@ std::vector<int> queueFamilies(const vkdispatch::DeviceInfo& info,
     return out;
 }
 
+// The context's queue behind each of the Manager's queues (see queue_mapping.hpp).
+std::vector<int> contextQueues(const vkdispatch::Context& context,
+                               const std::vector<int>& families) {
+    std::vector<uint32_t> family_of_queue;
+    for (int q = 0; q < context.queueCount(); ++q)
+        family_of_queue.push_back(context.queue(q).family());
+    return detail::mapQueues(family_of_queue, families);
+}
+
 }  // namespace
 
 Manager::Manager() : Manager(0) {}
 
 Manager::Manager(uint32_t physical_device_index, const std::vector<uint32_t>& family_queue_indices,
-                 const std::vector<std::string>& desired_extensions) {
-    auto runtime = std::make_shared<detail::Runtime>();
-    runtime->instance = std::make_unique<vkdispatch::Instance>(
-        vkdispatch::InstanceOptions{debugRequested()});
-    const auto& devices = runtime->instance->devices();
-    if (devices.empty())
-        throw std::runtime_error("Failed to find GPUs with Vulkan support! Maybe you haven't "
-                                 "installed vulkan drivers?");
-    if (physical_device_index >= devices.size())
-        throw std::runtime_error("There is no such physical index or device, please use your "
-                                 "existing device");
-    const auto& info = devices[physical_device_index];
-    runtime->context = std::make_unique<vkdispatch::Context>(
-        *runtime->instance, std::vector<int>{static_cast<int>(physical_device_index)},
-        std::vector<std::vector<int>>{queueFamilies(info, family_queue_indices)});
+                 const std::vector<std::string>& desired_extensions)
+    : m_runtime(detail::sharedRuntime(physical_device_index)) {
+    m_queues = contextQueues(*m_runtime->context,
+                             queueFamilies(m_runtime->device().info(), family_queue_indices));
     for (const auto& name : desired_extensions)
         vkdispatch::log(vkdispatch::LogLevel::Info,
                         "kp::Manager: extension " + name +
                             " is not enabled on request; the device has the ones vkdispatch uses");
-    detail::loadVulkanHpp(runtime->instance->handle());
-    m_runtime = std::move(runtime);
+    detail::loadVulkanHpp(m_runtime->instance->handle());
 }
 
 Manager::Manager(std::shared_ptr<vk::Instance> instance,
@@ -94,9 +87,10 @@ Manager::Manager(std::shared_ptr<vk::Instance> instance,
     if (index == static_cast<int>(devices.size()))
         throw std::runtime_error("Kompute Manager was given a physical device that is not one of "
                                  "the instance's");
-    std::vector<int> families = queueFamilies(devices[index], {});
+    const std::vector<int> families = queueFamilies(devices[index], {});
     runtime->context = std::make_unique<vkdispatch::Context>(*runtime->instance, index,
                                                              VkDevice(*device), families);
+    m_queues = contextQueues(*runtime->context, families);
     detail::loadVulkanHpp(runtime->instance->handle());
     m_runtime = std::move(runtime);
 }
@@ -111,7 +105,13 @@ std::shared_ptr<detail::Runtime> Manager::runtime(const char* object) const {
 }
 
 std::shared_ptr<Sequence> Manager::sequence(uint32_t queue_index, uint32_t total_timestamps) {
-    auto made = std::make_shared<Sequence>(runtime("Sequence"), queue_index, total_timestamps);
+    auto runtime = this->runtime("Sequence");
+    if (queue_index >= m_queues.size())
+        throw std::runtime_error("Kompute Sequence queue index " + std::to_string(queue_index) +
+                                 " does not exist: the manager has " +
+                                 std::to_string(m_queues.size()) + " queue(s)");
+    auto made = std::make_shared<Sequence>(std::move(runtime), m_queues[queue_index],
+                                           total_timestamps);
     if (m_manage_resources) m_sequences.push_back(made);
     return made;
 }

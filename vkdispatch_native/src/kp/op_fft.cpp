@@ -36,7 +36,7 @@ VkfftPrecision precisionOf(const Memory& tensor, size_t index) {
                                "(as double pairs)");
 }
 
-// `memory` as a live tensor of the Manager of `runtime` (null: any) holding `points` complex
+// `memory` as a live tensor of the device of `runtime` (null: any) holding `points` complex
 // values, else an error naming it.
 std::shared_ptr<Tensor> checkedTensor(const std::shared_ptr<Memory>& memory, size_t index,
                                       const std::shared_ptr<detail::Runtime>& runtime,
@@ -46,8 +46,7 @@ std::shared_ptr<Tensor> checkedTensor(const std::shared_ptr<Memory>& memory, siz
         throw InvalidArgumentError(named(index) + " is an image; VkFFT transforms tensors");
     if (!memory->isInit()) throw InvalidArgumentError(named(index) + " has been destroyed");
     if (runtime && !memory->belongsTo(runtime))
-        throw InvalidArgumentError(named(index) +
-                                   " was made by another Manager than tensors[0]");
+        throw InvalidArgumentError(named(index) + " was made on another device than tensors[0]");
     if (memory->size() != 2 * points)
         throw InvalidArgumentError(named(index) + " holds " + std::to_string(memory->size()) +
                                    " values; shape " + detail::listText(shape) + " needs " +

@@ -1,7 +1,9 @@
 #pragma once
-// What a kp::Manager and every object it made share: the instance, the one-device context and
-// the FFT plans of its OpFFT operations. Objects hold it, so the device outlives them even when
-// the Manager is gone.
+// What the kp::Managers of one device (see shared_runtimes.hpp) and every object they made
+// share: the instance, the one-device context and the FFT plans of their OpFFT operations (a
+// Manager over the program's own VkDevice has one alone). Objects hold it, so the device
+// outlives them even when their Manager is gone; objects holding the same runtime are on the
+// same device, and only those can be recorded together.
 #include <memory>
 
 #include "fft_plans.hpp"

@@ -68,10 +68,6 @@ Sequence::Sequence(std::shared_ptr<detail::Runtime> runtime, uint32_t queue_inde
     : m_state(std::make_unique<State>()) {
     State& s = *m_state;
     s.runtime = std::move(runtime);
-    if (queue_index >= static_cast<uint32_t>(s.runtime->context->queueCount()))
-        throw std::runtime_error("Kompute Sequence queue index " + std::to_string(queue_index) +
-                                 " does not exist: the manager has " +
-                                 std::to_string(s.runtime->context->queueCount()) + " queue(s)");
     s.queue = &s.runtime->context->queue(static_cast<int>(queue_index));
     const VkDevice device = s.runtime->handle();
     VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -199,29 +195,29 @@ void Sequence::end() {
 
 namespace {
 
-// Objects of another Manager live on another device (or another VkDevice of the same one):
-// recording them into this sequence's buffer is invalid usage (a crash under the validation
-// layer).
-void checkSameManager(const OpUses& uses, const std::shared_ptr<detail::Runtime>& runtime) {
+// Objects of another runtime live on another device (another physical device, or the VkDevice
+// of a Manager over the program's handles): recording them into this sequence's buffer is
+// invalid usage (a crash under the validation layer).
+void checkSameDevice(const OpUses& uses, const std::shared_ptr<detail::Runtime>& runtime) {
     for (size_t i = 0; i < uses.mem_objects.size(); ++i) {
         const auto& memory = uses.mem_objects[i];
         if (memory && memory->isInit() && !memory->belongsTo(runtime))
             throw vkdispatch::InvalidArgumentError(
                 std::string("Kompute Sequence cannot record ") + uses.operation +
                 ": memory object " + std::to_string(i) +
-                " was made by another Manager than the sequence's");
+                " was made on another device than the sequence's");
     }
     if (uses.algorithm && uses.algorithm->isInit() && !uses.algorithm->belongsTo(runtime))
         throw vkdispatch::InvalidArgumentError(
             std::string("Kompute Sequence cannot record ") + uses.operation +
-            ": its algorithm was made by another Manager than the sequence's");
+            ": its algorithm was made on another device than the sequence's");
 }
 
 }  // namespace
 
 std::shared_ptr<Sequence> Sequence::record(std::shared_ptr<OpBase> op) {
     if (!op) throw std::runtime_error("Kompute Sequence record was given no operation");
-    if (m_state) checkSameManager(op->uses(), m_state->runtime);
+    if (m_state) checkSameDevice(op->uses(), m_state->runtime);
     begin();
     checkCommandsLive();
     checkTimestampRoom();  // before the operation's commands: a refused one leaves no trace

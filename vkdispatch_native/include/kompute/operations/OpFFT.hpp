@@ -32,7 +32,7 @@ class OpFFT : public OpBase {
 public:
     /// Throws vkdispatch::InvalidArgumentError (a std::runtime_error) naming the argument: an
     /// empty `tensors`, an entry that is null, an image, destroyed, of a data type other than
-    /// eFloat or eDouble (eDouble on a device without 64-bit floats), made by another Manager
+    /// eFloat or eDouble (eDouble on a device without 64-bit floats), made on another device
     /// than the first or not of 2 * (product of `shape`) elements; a malformed `shape` or `axes`
     /// (see above), or one VkFFT cannot plan.
     OpFFT(const std::vector<std::shared_ptr<Memory>>& tensors, const std::vector<uint32_t>& shape,
