@@ -100,15 +100,13 @@ cdef extern from "vkdispatch/cuda_view.hpp" namespace "vkdispatch" nogil:
     int cudaDeviceOf "vkdispatch::CudaView::cudaDeviceOf"(
         Buffer& buffer, int queue_index, string* why) except +raiseNativeError
 
-cdef extern from "vkdispatch/cuda_peer_copy.hpp" namespace "vkdispatch" nogil:
-    bool copiesThroughCuda(Buffer& buffer, int src, int dst) except +raiseNativeError
-    void copyReplicaThroughCuda(Buffer& source, int src, Buffer& target, int dst,
-                                uint64_t dst_offset) except +raiseNativeError
-
-cdef extern from "vkdispatch/replica_copy.hpp" namespace "vkdispatch" nogil:
+cdef extern from "vkdispatch/replica_routes.hpp" namespace "vkdispatch" nogil:
     bool copiesOnDevice(Buffer& buffer, int src, int dst) except +raiseNativeError
     void copyReplicaOnDevice(Buffer& source, int src, Buffer& target, int dst,
                              uint64_t dst_offset) except +raiseNativeError
+    bool copiesThroughCuda(Buffer& buffer, int src, int dst) except +raiseNativeError
+    void copyReplicaThroughCuda(Buffer& source, int src, Buffer& target, int dst,
+                                uint64_t dst_offset) except +raiseNativeError
 
 cdef extern from "vkdispatch/transfer_engine.hpp" namespace "vkdispatch" nogil:
     cdef cppclass TransferOptions:

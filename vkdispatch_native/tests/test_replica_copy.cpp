@@ -19,7 +19,7 @@
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/instance.hpp"
 #include "vkdispatch/log.hpp"
-#include "vkdispatch/replica_copy.hpp"
+#include "vkdispatch/replica_routes.hpp"
 #include "vkdispatch/replica_dispatch.hpp"
 #include "vkdispatch/transfer_engine.hpp"
 

@@ -61,7 +61,7 @@ public:
     /// same context) from byte `dst_offset`, through host memory: the source once the work
     /// submitted to its queue before the call is done, the target ahead of its queue's later
     /// work. Returns when the source has been read. For replicas of any two queues; replicas of
-    /// one queue are refused (copy those on the device, see replica_copy.hpp).
+    /// one queue are refused (copy those on the device, see replica_routes.hpp).
     void copy(Buffer& source, int src, Buffer& target, int dst, uint64_t dst_offset);
 
 private:

@@ -1,4 +1,4 @@
-#include "vkdispatch/cuda_peer_copy.hpp"
+#include "vkdispatch/replica_routes.hpp"
 
 #include <algorithm>
 #include <mutex>

@@ -1,4 +1,4 @@
-#include "vkdispatch/replica_copy.hpp"
+#include "vkdispatch/replica_routes.hpp"
 
 #include <string>
 
