@@ -58,14 +58,12 @@ class FFTSDataManager:
                 setattr(register, component, self.sdata[self.grid.sdata_index(position)])
 
     def write_to_sdata(self, registers: FFTRegisters | None = None,
-                       stage_index: int = -1, output: bool = True, place=None) -> None:
-        """Stores the registers at ``stage_index``'s output (or input) positions: at the
-        line's place for each (``place(position)``, default ``grid.sdata_index``)."""
+                       stage_index: int = -1, output: bool = True) -> None:
+        """Stores the registers at ``stage_index``'s output (or input) positions."""
         registers = registers or self.default_registers
-        place = place or self.grid.sdata_index
         self.sync("write")
         for register, position in self._positions(registers, stage_index, output):
-            self.sdata[place(position)] = register
+            self.sdata[self.grid.sdata_index(position)] = register
 
     def read_from_sdata(self, registers: FFTRegisters | None = None,
                         stage_index: int = 0, output: bool = False) -> None:
