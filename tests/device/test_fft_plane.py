@@ -136,3 +136,43 @@ def test_a_plane_shader_refuses_a_buffer_too_small(context, rng):
                           vd.complex64)
     with pytest.raises(ValueError, match="8, 8"):
         shader(vd.asbuffer(random_array(rng, (3, 8, 8), np.complex64)))
+
+
+@pytest.mark.parametrize("shape", [(3, 8, 8), (2, 32, 16), (16, 24), (4, 5, 7), (2, 12, 10)])
+@pytest.mark.parametrize("inner_only", [False, True])
+def test_convolve2d_of_planes_in_one_pass(context, rng, shape, inner_only):
+    x = random_array(rng, shape, np.complex64)
+    k = random_array(rng, shape[-2:] if inner_only else shape, np.complex64)
+    buffer, kernel = vd.asbuffer(x), vd.asbuffer(k)
+    vd.fft.convolve2D(buffer, kernel, kernel_inner_only=inner_only)
+    expected = np.fft.ifft2(np.fft.fft2(x.astype(np.complex128)) * np.conj(k))
+    assert_close(buffer.read(0), expected, 2 * shape[-1] * shape[-2])
+    np.testing.assert_array_equal(kernel.read(0), k)
+    assert dispatches(lambda g: vd.fft.convolve2D(buffer, kernel, kernel_inner_only=inner_only,
+                                                  graph=g)) == 1
+
+
+def test_convolve2d_of_planes_unnormalized_in_complex128(context, rng):
+    x, k = (random_array(rng, (2, 16, 8), np.complex128) for _ in range(2))
+    buffer = vd.asbuffer(x)
+    vd.fft.convolve2D(buffer, vd.asbuffer(k), normalize=False)
+    expected = np.fft.ifft2(np.fft.fft2(x) * np.conj(k)) * 128
+    assert_close(buffer.read(0), expected, 2 * 128, EPS64)
+
+
+def test_convolve2d_of_large_planes_keeps_three_passes(context, rng):
+    x, k = (random_array(rng, (128, 512), np.complex64) for _ in range(2))
+    buffer, kernel = vd.asbuffer(x), vd.asbuffer(k)
+    vd.fft.convolve2D(buffer, kernel)
+    expected = np.fft.ifft2(np.fft.fft2(x.astype(np.complex128)) * np.conj(k))
+    assert_close(buffer.read(0), expected, 2 * 128 * 512)
+    assert dispatches(lambda g: vd.fft.convolve2D(buffer, kernel, graph=g)) == 3
+
+
+def test_convolve2d_of_planes_refuses_a_short_kernel(context, rng):
+    x = random_array(rng, (2, 16, 16), np.complex64)
+    buffer = vd.asbuffer(x)
+    short = vd.asbuffer(random_array(rng, (1, 16, 16), np.complex64))
+    with pytest.raises(ValueError, match="holds 256 elements.*needs 512"):
+        vd.fft.convolve2D(buffer, short)
+    np.testing.assert_array_equal(buffer.read(0), x)  # nothing ran

@@ -34,6 +34,7 @@ from vkdispatch.fft.memory_ops import kernel_index_scope, write_op
 from vkdispatch.fft.fused_budget import (CONVOLUTION_BUDGETS, CONVOLUTION_WHOLE_LINE_BYTES,
                                         fused_register_budget)
 from vkdispatch.fft.operand_types import resolve_convolution_types, resolve_transpose_types
+from vkdispatch.fft.plane import plane_convolution_shader, plane_fits
 from vkdispatch.fft.prime_utils import pad_dim
 from vkdispatch.fft.shader_factories import signal_range_of
 from vkdispatch.fft.unfused_convolution import UnfusedConvolution
@@ -282,7 +283,8 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
     """2-D circular convolution over the last two axes of a 2-D or 3-D buffer, in place,
     in three dispatches: an FFT along one axis (through ``input_map``), a fused convolution
     along the other (``kernel`` = ``fft2`` of the kernel), and the inverse FFT along the first
-    (through ``output_map``).
+    (through ``output_map``). Planes that fit one workgroup (complex64 up to 4096 values)
+    without maps, types or ``transposed_kernel`` are convolved in one dispatch.
 
     The fused pass runs along the last, contiguous axis (its loads coalesce; the two plain
     FFTs take the strided one); with ``transposed_kernel`` or ``kernel_inner_only`` it runs
@@ -304,7 +306,24 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
     other = last if fused == last - 1 else last - 1
     first = (buffer, buffer) if input_map is not None else (buffer,)
 
+    plain = (kernel_map is None and isinstance(kernel, Buffer) and not transposed_kernel
+             and input_map is None and output_map is None and input_type is None
+             and output_type is None)
+
     def record() -> None:
+        if plain:
+            check_live((buffer, kernel))
+            check_graph(graph)
+            plane = cached_plan(_plane_convolution_plan, (buffer, kernel),
+                                (shape, normalize, kernel_inner_only, kernel_type,
+                                 compute_type))
+            if plane:
+                _check_kernel_size(kernel, shape, fused, False, kernel_inner_only,
+                                   plane[0])
+                if print_shader:
+                    print(plane[1])
+                plane[1](buffer, kernel, graph=graph)
+                return
         fft(*first, graph=graph, print_shader=print_shader, axis=other, input_map=input_map,
             input_type=None if input_map is not None else input_type, compute_type=compute_type,
             buffer_shape=shape)
@@ -323,6 +342,20 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
                   (kernel is None, kernel_map, shape, normalize, transposed_kernel,
                    kernel_inner_only, input_map, output_map, output_type, input_type,
                    kernel_type, compute_type), record)
+
+
+def _plane_convolution_plan(buffers: tuple, shape: tuple, normalize: bool, inner_only: bool,
+                            kernel_type, compute_type):
+    """``(compute type, shader)`` of a plain convolve2D whose planes fit one workgroup (one
+    pass, see plane.py), else False (cached too)."""
+    _, _, output_type, kernel_type, compute_type = resolve_convolution_types(
+        buffers, None, None, None, None, None, kernel_type, compute_type)
+    limits = DeviceLimits.current()
+    if not plane_fits(shape[-2], shape[-1], compute_type, limits):
+        return False
+    return compute_type, plane_convolution_shader(limits, tuple(shape), bool(normalize),
+                                                  bool(inner_only), output_type, kernel_type,
+                                                  compute_type)
 
 
 def convolve2DR(buffer: RFFTBuffer, kernel: RFFTBuffer, kernel_map=None, buffer_shape=None,

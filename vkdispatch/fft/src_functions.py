@@ -1,8 +1,8 @@
 """Source inspection: the GLSL of each transform's passes (``*_src``) or printed
 (``*_print_src``), built through the same caches as the dispatching functions with complex64
 everywhere. R2C helpers take the real shape. The 2-D and 3-D helpers show one pass per axis
-(vkdispatch 0.1.0's tuples); ``fft2``/``fft3`` without maps run the last two axes of planes
-that fit a workgroup as one pass instead."""
+(vkdispatch 0.1.0's tuples); ``fft2``/``fft3``/``convolve2D`` without maps run planes that
+fit a workgroup as one pass instead."""
 from __future__ import annotations
 
 from typing import Tuple
