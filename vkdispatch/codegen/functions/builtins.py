@@ -70,12 +70,10 @@ def _statement(text: str):
     return emit
 
 
-barrier = _statement("barrier();")
-memory_barrier = _statement("memoryBarrier();")
-memory_barrier_buffer = _statement("memoryBarrierBuffer();")
-memory_barrier_shared = _statement("memoryBarrierShared();")
-memory_barrier_image = _statement("memoryBarrierImage();")
-group_memory_barrier = _statement("groupMemoryBarrier();")
+barrier, memory_barrier, memory_barrier_buffer, memory_barrier_shared, memory_barrier_image, \
+    group_memory_barrier = (_statement(f"{glsl}();") for glsl in (
+        "barrier", "memoryBarrier", "memoryBarrierBuffer", "memoryBarrierShared",
+        "memoryBarrierImage", "groupMemoryBarrier"))
 
 
 def _subgroup_op(function: str, bitwise: bool = False):
@@ -95,13 +93,10 @@ def _subgroup_op(function: str, bitwise: bool = False):
     return operation
 
 
-subgroup_add = _subgroup_op("subgroupAdd")
-subgroup_mul = _subgroup_op("subgroupMul")
-subgroup_min = _subgroup_op("subgroupMin")
-subgroup_max = _subgroup_op("subgroupMax")
-subgroup_and = _subgroup_op("subgroupAnd", bitwise=True)
-subgroup_or = _subgroup_op("subgroupOr", bitwise=True)
-subgroup_xor = _subgroup_op("subgroupXor", bitwise=True)
+subgroup_add, subgroup_mul, subgroup_min, subgroup_max = (
+    _subgroup_op(f"subgroup{op}") for op in ("Add", "Mul", "Min", "Max"))
+subgroup_and, subgroup_or, subgroup_xor = (
+    _subgroup_op(f"subgroup{op}", bitwise=True) for op in ("And", "Or", "Xor"))
 
 
 def subgroup_elect() -> ShaderVariable:

@@ -90,9 +90,9 @@ Queue::Queue(VkDevice device, uint32_t family, uint32_t index_in_family, int glo
     vkGetDeviceQueue(device, family, index_in_family, &m_queue);
     m_timeline = createTimelineSemaphore(device, exportable_timeline);
 
-    VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    pool_info.queueFamilyIndex = family;
+    const VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, nullptr,
+                                            VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                            family};
     VkCommandPool pool;
     VK_CHECK(vkCreateCommandPool(device, &pool_info, nullptr, &pool), "creating a command pool");
     m_pool = UniqueCommandPool(device, pool);
