@@ -176,3 +176,11 @@ def test_convolve2d_of_planes_refuses_a_short_kernel(context, rng):
     with pytest.raises(ValueError, match="holds 256 elements.*needs 512"):
         vd.fft.convolve2D(buffer, short)
     np.testing.assert_array_equal(buffer.read(0), x)  # nothing ran
+
+
+def test_convolve2d_of_planes_names_a_buffer_shape_larger_than_the_buffer(context, rng):
+    x = random_array(rng, (3, 8), np.complex64)
+    buffer, kernel = vd.asbuffer(x), vd.asbuffer(random_array(rng, (3, 8), np.complex64))
+    with pytest.raises(ValueError, match=r"buffer_shape \(4, 8\) needs 32 elements"):
+        vd.fft.convolve2D(buffer, kernel, buffer_shape=(4, 8))
+    np.testing.assert_array_equal(buffer.read(0), x)

@@ -318,6 +318,7 @@ def convolve2D(buffer: Buffer, kernel: Buffer, kernel_map=None, buffer_shape=Non
                                 (shape, normalize, kernel_inner_only, kernel_type,
                                  compute_type))
             if plane:
+                check_in_place_buffer(buffer, shape, False)
                 _check_kernel_size(kernel, shape, fused, False, kernel_inner_only,
                                    plane[0])
                 if print_shader:
