@@ -29,12 +29,6 @@ def _rotate_quarter(value: ShaderVariable, quarters: int) -> ShaderVariable:
     return vc.to_dtype(ct, value.imag, -value.real)
 
 
-def _as(var_type, value: ShaderVariable) -> ShaderVariable:
-    """``value`` in ``var_type``: half-precision operands times float constants compute in
-    float32, and the result goes back into the compute type."""
-    return value if value.var_type is var_type else vc.to_dtype(var_type, value)
-
-
 def multiply_by_constant_twiddle(value: ShaderVariable, angle: float) -> ShaderVariable:
     """``value * exp(i angle)`` for an angle known while tracing."""
     quarters = angle / (math.pi / 2)
@@ -114,7 +108,8 @@ def prime_dft(values: list[ShaderVariable], sign: int) -> list[ShaderVariable]:
             term = diffs[m - 1] * (sign * math.sin(angle))
             sine = term if sine is None else sine + term
         ct = x0.var_type
-        c, s = _as(ct, cosine).to_register(), _as(ct, sine).to_register()
+        # Half-precision values times the float constants above are float32: back to ct.
+        c, s = vc.cast_to(ct, cosine).to_register(), vc.cast_to(ct, sine).to_register()
         outputs[q] = vc.to_dtype(ct, c.real - s.imag, c.imag + s.real).to_register()
         outputs[p - q] = vc.to_dtype(ct, c.real + s.imag, c.imag - s.real).to_register()
     return outputs

@@ -108,7 +108,7 @@ def multiply(register, value, conjugate: bool = False) -> None:
     """``register *= value`` (its conjugate with ``conjugate``), ``value`` taken in the
     register's type."""
     ct = register.var_type
-    value = value if value.var_type is ct else vc.to_dtype(ct, value)
+    value = vc.cast_to(ct, value)
     if conjugate:
         value = vc.to_dtype(ct, value.real, -value.imag)
     register[:] = vc.mult_complex(register, value)

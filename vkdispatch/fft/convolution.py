@@ -132,9 +132,9 @@ def _conjugate_product(output_type, kernel_type) -> MappingFunction:
         op = write_op()
         value = kernel[op.io_index]
         ct = op.register.var_type
-        value = value if value.var_type is ct else vc.to_dtype(ct, value)
+        value = vc.cast_to(ct, value)
         product = vc.mult_complex(op.register, vc.to_dtype(ct, value.real, -value.imag))
-        out[op.io_index] = product if out.var_type is ct else vc.to_dtype(out.var_type, product)
+        out[op.io_index] = vc.cast_to(out.var_type, product)
 
     return make_map(store, input_types=[vc.Buffer[output_type], vc.Buffer[kernel_type]])
 

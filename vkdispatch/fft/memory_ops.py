@@ -50,10 +50,6 @@ class MemoryOp:
     instance_count: int
 
 
-def _cast(var_type, value: ShaderVariable) -> ShaderVariable:
-    return value if value.var_type is var_type else vc.to_dtype(var_type, value)
-
-
 def _zero(var_type) -> ShaderVariable:
     return vc.to_dtype(var_type, 0, 0)
 
@@ -111,7 +107,7 @@ class GlobalReadOp(MemoryOp):
         if self.r2c and self.inverse:
             self._load_hermitian(buffer, register, io_index)
             return
-        register[:] = _cast(ct, buffer[io_index])
+        register[:] = vc.cast_to(ct, buffer[io_index])
 
     def _load_hermitian(self, buffer, register, io_index) -> None:
         ct = register.var_type
@@ -119,16 +115,16 @@ class GlobalReadOp(MemoryOp):
         mirrored = isinstance(self.fft_index, int) and self.fft_index > half
         if isinstance(self.fft_index, int):
             if mirrored:
-                value = _cast(ct, buffer[self.r2c_inverse_offset - io_index])
+                value = vc.cast_to(ct, buffer[self.r2c_inverse_offset - io_index])
                 register[:] = vc.to_dtype(ct, value.real, -value.imag)
             else:
-                register[:] = _cast(ct, buffer[io_index])
+                register[:] = vc.cast_to(ct, buffer[io_index])
             return
         vc.if_statement(self.fft_index > half)
-        value = _cast(ct, buffer[self.r2c_inverse_offset - io_index])
+        value = vc.cast_to(ct, buffer[self.r2c_inverse_offset - io_index])
         register[:] = vc.to_dtype(ct, value.real, -value.imag)
         vc.else_statement()
-        register[:] = _cast(ct, buffer[io_index])
+        register[:] = vc.cast_to(ct, buffer[io_index])
         vc.end()
 
 
@@ -151,10 +147,10 @@ class GlobalWriteOp(MemoryOp):
             limit = self.fft_size // 2 + 1
             if isinstance(self.fft_index, int):
                 if self.fft_index < limit:
-                    buffer[io_index] = _cast(buffer.var_type, register)
+                    buffer[io_index] = vc.cast_to(buffer.var_type, register)
                 return
             vc.if_statement(self.fft_index < limit)
-            buffer[io_index] = _cast(buffer.var_type, register)
+            buffer[io_index] = vc.cast_to(buffer.var_type, register)
             vc.end()
             return
         if self.r2c and self.inverse:
@@ -164,7 +160,7 @@ class GlobalWriteOp(MemoryOp):
                                      settable=True)
             target[:] = vc.to_dtype(scalar_type, register.real)
             return
-        buffer[io_index] = _cast(buffer.var_type, register)
+        buffer[io_index] = vc.cast_to(buffer.var_type, register)
 
 
 @dataclasses.dataclass
@@ -178,7 +174,7 @@ class GlobalTransposedWriteOp(MemoryOp):
                         io_index: ShaderVariable = None) -> None:
         register = self.register if register is None else register
         io_index = self.io_index if io_index is None else io_index
-        buffer[io_index] = _cast(buffer.var_type, register)
+        buffer[io_index] = vc.cast_to(buffer.var_type, register)
 
 
 def _slot(op) -> str:

@@ -87,8 +87,7 @@ def _transposing_writer(n1: int, n2: int, inner: int, sign: int, scratch_type):
         target = outer * (n * inner) + (first * n2 + k2) * inner
         if inner > 1:
             target = target + column % inner
-        scratch[target] = value if scratch.var_type is value.var_type \
-            else vc.to_dtype(scratch.var_type, value)
+        scratch[target] = vc.cast_to(scratch.var_type, value)
 
     return make_map(write, input_types=[vc.Buffer[scratch_type]])
 

@@ -16,7 +16,6 @@ import functools
 import math
 from typing import Optional, Tuple
 
-from vkdispatch import dtypes as dt
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.config import DeviceLimits, FFTConfig
@@ -47,6 +46,11 @@ def plane_fits(rows: int, cols: int, compute_type, limits: DeviceLimits) -> bool
     return not config.exchange_split
 
 
+def _transposed(address, rows: int, cols: int):
+    """The line position ``k1 + R k2`` of the bin at plane address ``k1 C + k2``."""
+    return (address % cols) * rows + address // cols
+
+
 def _store_transposed(ctx: FFTContext, buffer, rows: int, cols: int) -> None:
     """Stores each plane in address order: address ``k1 C + k2`` takes line position
     ``k1 + R k2`` from shared memory. (Reading it with a stride of R values conflicts on the
@@ -57,10 +61,8 @@ def _store_transposed(ctx: FFTContext, buffer, rows: int, cols: int) -> None:
     sdata.write_to_sdata(ctx.registers, -1)
     sdata.sync("read")
     for line, slot, address in staged_elements(resources, n):
-        position = (address % cols) * rows + address // cols
-        value = sdata.sdata[grid.sdata_index(position, slot)]
-        buffer[line * n + address] = value if value.var_type is buffer.var_type \
-            else vc.to_dtype(buffer.var_type, value)
+        value = sdata.sdata[grid.sdata_index(_transposed(address, rows, cols), slot)]
+        buffer[line * n + address] = vc.cast_to(buffer.var_type, value)
 
 
 @functools.lru_cache(maxsize=None)
@@ -95,9 +97,8 @@ def _apply_kernel(ctx: FFTContext, kernel, rows: int, cols: int, inner_only: boo
     sdata.sync("write")
     for line, slot, address in staged_elements(resources, n, clamp_lines=True):
         value = kernel[address if inner_only else line * n + address]
-        position = (address % cols) * rows + address // cols
-        sdata.sdata[grid.sdata_index(position, slot)] = \
-            value if value.var_type is ct else vc.to_dtype(ct, value)
+        sdata.sdata[grid.sdata_index(_transposed(address, rows, cols), slot)] = \
+            vc.cast_to(ct, value)
     sdata.sync("read")
     for op in memory_writes_iterator(resources, -1):
         multiply(ctx.registers[op.register_id], sdata.sdata[grid.sdata_index(op.fft_index)],

@@ -141,8 +141,7 @@ def _times(value, factor: float):
     if factor == 1:
         return value
     product = value * factor
-    return product if product.var_type is value.var_type else vc.to_dtype(value.var_type,
-                                                                           product)
+    return vc.cast_to(value.var_type, product)
 
 
 def _first_bin(io: IOManager, table, lines: _Lines, op, signal_range, factor: float) -> None:

@@ -50,10 +50,6 @@ def _times_i(value: ShaderVariable, sign: int = 1) -> ShaderVariable:
     return vc.to_dtype(value.var_type, -sign * value.imag, sign * value.real)
 
 
-def _cast(var_type, value: ShaderVariable) -> ShaderVariable:
-    return value if value.var_type is var_type else vc.to_dtype(var_type, value)
-
-
 def _forward_output(ctx: FFTContext, buffer, half: int) -> None:
     """``X[k]`` for k = 0..M from the spectrum Z held in shared memory, stored in order.
 
@@ -71,9 +67,9 @@ def _forward_output(ctx: FFTContext, buffer, half: int) -> None:
         even = ((here + mirror) * 0.5).to_register()
         odd = _times_i((here - mirror) * 0.5, -1).to_register()
         twiddle = runtime_twiddle(ct, k, 1, 2 * m, -1)
-        buffer[line * half + k] = _cast(buffer.var_type, even + vc.mult_complex(odd, twiddle))
+        buffer[line * half + k] = vc.cast_to(buffer.var_type, even + vc.mult_complex(odd, twiddle))
         with vc.if_block(k == 0):
-            buffer[line * half + m] = _cast(buffer.var_type, even - odd)
+            buffer[line * half + m] = vc.cast_to(buffer.var_type, even - odd)
 
 
 def _inverse_input(ctx: FFTContext, buffer, half: int, normalize: bool) -> None:
@@ -84,8 +80,8 @@ def _inverse_input(ctx: FFTContext, buffer, half: int, normalize: bool) -> None:
     scale = 0.5 if normalize else 1.0  # unnormalized: N z = 2 (M z)
     sdata.sync("write")
     for line, slot, k in staged_elements(resources, m, clamp_lines=True):
-        here = _cast(ct, buffer[line * half + k]).to_register()
-        mirror = _cast(ct, buffer[line * half + (m - k)]).to_register()
+        here = vc.cast_to(ct, buffer[line * half + k]).to_register()
+        mirror = vc.cast_to(ct, buffer[line * half + (m - k)]).to_register()
         with vc.if_block(k == 0):
             here.imag = 0
             mirror.imag = 0
@@ -94,7 +90,7 @@ def _inverse_input(ctx: FFTContext, buffer, half: int, normalize: bool) -> None:
         twiddle = runtime_twiddle(ct, k, 1, 2 * m, 1)
         odd = vc.mult_complex((here - mirror) * scale, twiddle).to_register()
         # (a float scale makes complex32 terms complex64: back to the compute type)
-        sdata.sdata[grid.sdata_index(k, slot)] = _cast(ct, even + _times_i(odd))
+        sdata.sdata[grid.sdata_index(k, slot)] = vc.cast_to(ct, even + _times_i(odd))
     sdata.read_from_sdata(ctx.registers, 0)
 
 

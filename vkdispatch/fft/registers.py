@@ -56,8 +56,7 @@ class FFTRegisters:
         scale = 1.0 / self.config.N
         for register in self.registers:
             product = register * scale  # float32 arithmetic for half-precision registers
-            register[:] = product if product.var_type is register.var_type \
-                else vc.to_dtype(register.var_type, product)
+            register[:] = vc.cast_to(register.var_type, product)
 
     def read_from_registers(self, other: "FFTRegisters") -> None:
         """Copies ``other`` into these registers (same count)."""

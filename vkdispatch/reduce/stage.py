@@ -78,8 +78,7 @@ def identity_value(identity, out_type) -> vc.ShaderVariable:
 
 
 def _combine(reduction: ReduceOp, out_type, a, b):
-    value = reduction.reduction(a, b)
-    return value if value.var_type is out_type else vc.to_dtype(out_type, value)
+    return vc.cast_to(out_type, reduction.reduction(a, b))
 
 
 def _collective_usable(reduction: ReduceOp, out_type, group_size: int) -> int:

@@ -16,7 +16,8 @@ _TYPED = {
        for prefix in ("hvec", "vec", "dvec", "ihvec", "ivec", "uhvec", "uvec") for n in (2, 3, 4)},
 }  # fmt: skip
 
-__all__ = ["to_dtype", "str_to_dtype", "new_register", "to_complex", "new_complex_register"] + \
+__all__ = ["to_dtype", "cast_to", "str_to_dtype", "new_register", "to_complex",
+           "new_complex_register"] + \
     [f"to_{name}" for name in _TYPED] + [f"new_{name}_register" for name in _TYPED]
 
 
@@ -43,6 +44,13 @@ def to_dtype(var_type, *args) -> ShaderVariable:
     if dt.is_complex(var_type):
         args = _complex_arguments(var_type, args)
     return constructor(var_type, *args)
+
+
+def cast_to(var_type, value: ShaderVariable) -> ShaderVariable:
+    """``value`` as ``var_type``: ``value`` itself when it already has that type, else
+    ``to_dtype(var_type, value)``. Skipping the no-op cast keeps generated sources free of
+    redundant constructors such as ``vec2(vec2(...))``."""
+    return value if value.var_type is var_type else to_dtype(var_type, value)
 
 
 def str_to_dtype(var_type, value: str, parents=None, lexical_unit: bool = False,
