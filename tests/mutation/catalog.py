@@ -174,6 +174,10 @@ MUTANTS = [
            "vkdispatch/fft/convolution.py",
            '"split_above_bytes": CONVOLUTION_WHOLE_LINE_BYTES}', '"split_above_bytes": None}',
            "pytest", "tests/unit/test_fft_planner.py"),
+    Mutant("four-step-pass-a-wide-groups", "pass A groups 256 bytes of lines although its "
+           "stores scatter them", "vkdispatch/fft/multi_pass.py",
+           "inner_run_bytes=SCATTERED_RUN_BYTES if scattered else None",
+           "inner_run_bytes=None", "pytest", "tests/unit/test_fft_planner.py"),
     Mutant("kp-push-constants-not-whole-words", "6 bytes of float16 push constants pushed as 6",
            "vkdispatch_native/src/kp/algorithm.cpp",
            "uint32_t pushRange(uint32_t bytes) { return (bytes + 3u) & ~3u; }",

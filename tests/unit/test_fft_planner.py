@@ -30,9 +30,10 @@ from vkdispatch.fft import config as config_module
 from vkdispatch.fft import convolution as convolution_module
 from vkdispatch.fft import fft_context, global_reads_iterator, global_writes_iterator
 from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig, plan_radices
+from vkdispatch.fft import shader_factories
 from vkdispatch.fft.grid import STAGED_BELOW_THREADS, FFTGridManager, split_workgroups
 from vkdispatch.fft.layout import input_position, output_base, output_position
-from vkdispatch.fft.multi_pass import fits_one_pass, split_length
+from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, split_length
 from vkdispatch.fft.prime_utils import (PADDING_PRIMES, SUPPORTED_PRIMES, group_primes,
                                         pad_dim, prime_factors)
 from vkdispatch.shader import shader_function as shader_function_module
@@ -688,6 +689,23 @@ def test_fits_one_pass_agrees_with_the_planner():
     assert not fits_one_pass(512, dt.complex64, SCARCE, stride=8)
     with pytest.raises(ValueError, match="prime factor of 74"):
         fits_one_pass(74, dt.complex64, NVIDIA)
+
+
+@pytest.mark.parametrize("shape, axis, pass_a_bytes, pass_b_bytes", [
+    ((64, 2**14), 1, 64, 256),      # 1-D lines: pass A's lines land N2 values apart
+    ((2, 2**16), 1, 64, 128),       # pass B's 256-value lines: 16 fill shared memory
+    ((2**14, 64), 0, 256, 256),     # 64 inner lines: its stores are 512-byte runs already
+])
+def test_four_step_pass_a_groups_fewer_lines_where_its_stores_scatter(shape, axis,
+                                                                     pass_a_bytes,
+                                                                     pass_b_bytes):
+    plan = shader_factories._fft_shader(NVIDIA, shape, axis, False, True, False, None, None,
+                                        dt.complex64, dt.complex64, dt.complex64,
+                                        (0, shape[axis]), None)
+    assert isinstance(plan, FourStepFFT)
+    item = dt.complex64.item_size
+    assert plan.pass_a.local_size[0] * item == pass_a_bytes
+    assert plan.pass_b.local_size[0] * item == pass_b_bytes
 
 
 def test_split_length_raises_when_no_split_fits():

@@ -35,11 +35,11 @@ class FFTContext:
                  max_register_count: Optional[int] = None, compute_type=dt.complex64,
                  name: Optional[str] = None, limits: DeviceLimits | None = None,
                  force_sdata: bool = False, split_above_bytes: Optional[int] = None,
-                 plane_rows: Optional[int] = None):
+                 plane_rows: Optional[int] = None, inner_run_bytes: Optional[int] = None):
         self.shader_context = shader_context
         self.config = FFTConfig(buffer_shape, axis, max_register_count, compute_type, limits,
                                 split_above_bytes, plane_rows)
-        self.grid = FFTGridManager(self.config, force_sdata)
+        self.grid = FFTGridManager(self.config, force_sdata, inner_run_bytes=inner_run_bytes)
         self.resources = FFTResources(self.config, self.grid)
         self.registers = self.allocate_registers("fft")
         self.sdata = FFTSDataManager(self.config, self.grid, self.registers)
@@ -186,15 +186,16 @@ def fft_context(buffer_shape: Tuple, axis: Optional[int] = None,
                 name: Optional[str] = None, limits: DeviceLimits | None = None,
                 force_sdata: bool = False,
                 split_above_bytes: Optional[int] = None,
-                plane_rows: Optional[int] = None) -> Iterator[FFTContext]:
+                plane_rows: Optional[int] = None,
+                inner_run_bytes: Optional[int] = None) -> Iterator[FFTContext]:
     """Traces a hand-written FFT shader; on a normal exit ``ctx.get_callable()`` returns it.
 
     ``force_sdata`` declares the group's shared memory even when the transform itself needs
     none (for custom exchanges through ``ctx.sdata``); ``split_above_bytes`` and
-    ``plane_rows``: see :class:`FFTConfig`."""
+    ``plane_rows``: see :class:`FFTConfig`; ``inner_run_bytes``: see :class:`FFTGridManager`."""
     with vc.shader_context(vc.ShaderFlags.NO_EXEC_BOUNDS) as shader_context:
         context = FFTContext(shader_context, buffer_shape, axis, max_register_count,
                              compute_type, name, limits, force_sdata, split_above_bytes,
-                             plane_rows)
+                             plane_rows, inner_run_bytes)
         yield context
         context.compile_shader()

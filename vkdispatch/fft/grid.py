@@ -46,12 +46,15 @@ class FFTGridManager:
 
     ``staged``: global loads and stores of a contiguous group go through shared memory in
     address order (short lines, where each thread's own run would not coalesce).
+    ``inner_run_bytes``: the bytes of adjacent strided lines a group aims for (default
+    ``TARGET_INNER_BYTES``), less where the shader's stores scatter the lines.
     """
 
     def __init__(self, config: FFTConfig, force_sdata: bool = False,
-                 declare_variables: bool = True):
+                 declare_variables: bool = True, inner_run_bytes: int | None = None):
         self.config = config
         self.force_sdata = force_sdata
+        self.inner_run_bytes = inner_run_bytes or TARGET_INNER_BYTES
         self.contiguous = config.fft_stride == 1
         self.threads = config.batch_threads
         # CPU drivers emulate shared memory with scalar gathers: staging only costs there.
@@ -99,7 +102,7 @@ class FFTGridManager:
     def _plan_strided(self) -> None:
         config = self.config
         limits, stride = config.limits, config.fft_stride
-        wanted = max(1, TARGET_INNER_BYTES // config.compute_type.item_size)
+        wanted = max(1, self.inner_run_bytes // config.compute_type.item_size)
         cap = min(wanted, self._group_limit(limits.max_workgroup_size[0]), stride)
         # A divisor of the stride keeps every group full and its runs aligned.
         self.inner_lines = max(d for d in range(1, cap + 1) if stride % d == 0)

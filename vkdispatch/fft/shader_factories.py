@@ -48,10 +48,10 @@ def signal_range_of(signal_range, n: int) -> Tuple[int, int]:
 def _one_pass_shader(buffer_shape: Tuple, axis: int, inverse: bool, normalize_inverse: bool,
                      r2c: bool, input_map, output_map, input_type, output_type, compute_type,
                      signal_range: Tuple[int, int], limits: DeviceLimits,
-                     name: Optional[str]) -> ShaderFunction:
+                     name: Optional[str], inner_run_bytes: Optional[int]) -> ShaderFunction:
     name = name or (f"fft_shader_{buffer_shape}_{axis}_{inverse}_{normalize_inverse}_{r2c}")
     with fft_context(buffer_shape, axis, compute_type=compute_type, name=name,
-                     limits=limits) as ctx:
+                     limits=limits, inner_run_bytes=inner_run_bytes) as ctx:
         if r2c and ctx.config.fft_stride != 1:
             raise InvalidArgumentError("R2C io only supported for contiguous data (the last "
                                        f"axis); got axis {axis} of shape {buffer_shape}")
@@ -66,18 +66,20 @@ def _one_pass_shader(buffer_shape: Tuple, axis: int, inverse: bool, normalize_in
 
 def _pass(buffer_shape: Tuple, axis: int, *, inverse: bool, normalize_inverse: bool,
           input_map, output_map, input_type, output_type, compute_type, input_signal_range,
-          limits: DeviceLimits, name: Optional[str]) -> ShaderFunction:
-    """One pass of a multi-pass transform (C2C, no signal range)."""
+          limits: DeviceLimits, name: Optional[str],
+          inner_run_bytes: Optional[int] = None) -> ShaderFunction:
+    """One pass of a multi-pass transform (C2C, no signal range; ``inner_run_bytes``: see
+    :class:`~vkdispatch.fft.grid.FFTGridManager`)."""
     return _fft_shader(limits, buffer_shape, axis, inverse, normalize_inverse, False,
                        input_map, output_map, input_type, output_type, compute_type,
-                       (0, buffer_shape[axis]), name)
+                       (0, buffer_shape[axis]), name, inner_run_bytes)
 
 
 @functools.lru_cache(maxsize=None)
 def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: bool,
                 normalize_inverse: bool, r2c: bool, input_map, output_map, input_type,
                 output_type, compute_type, signal_range: Tuple[int, int],
-                name: Optional[str]):
+                name: Optional[str], inner_run_bytes: Optional[int] = None):
     n = buffer_shape[axis]
     if needs_bluestein(n):
         budget = rader_budget(buffer_shape, axis, compute_type, limits)
@@ -95,7 +97,7 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
     if fits_one_pass(n, compute_type, limits, math.prod(buffer_shape[axis + 1:])):
         return _one_pass_shader(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
                                 output_map, input_type, output_type, compute_type,
-                                signal_range, limits, name)
+                                signal_range, limits, name, inner_run_bytes)
     if r2c or signal_range != (0, n):
         caller = (input_map, output_map, input_type, output_type)
         input_map, output_map, in_place = caller_hooks(
