@@ -18,7 +18,7 @@ from vkdispatch.execution_pipeline import buffer_copy
 
 def _kernel_words(context, buffer_bytes, byte_ranges):
     """The kernel's word choice without the device policy (so lavapipe runs it too)."""
-    return next((word for word in (16, 4) if all(v % word == 0 for v in byte_ranges)), None)
+    return copy_kernel.kernel_word(byte_ranges)
 
 
 @pytest.fixture(autouse=True, params=["kernel", "vkCmdCopyBuffer"])
@@ -84,6 +84,21 @@ def test_copy_of_vector_and_complex_elements_counts_whole_elements(context, rng)
     expected_vecs = np.zeros((10, 4), np.float32)
     expected_vecs[1:5] = vecs.read(0)[6:10]
     np.testing.assert_array_equal(copy.read(0), expected_vecs)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 1001, 4099])
+def test_copy_of_sizes_not_whole_16_byte_words_copies_the_tail(context, rng, count):
+    """complex64 values at 16-byte offsets: the 16-byte loop and a tail of 8 bytes, or floats
+    with tails of 4 and 12 bytes; the values around the range stay as they were."""
+    for np_type, n in ((np.complex64, count + 6), (np.float32, count + 12)):
+        values, before = (np.asarray(rng.standard_normal(n) + 1j * rng.standard_normal(n)
+                                     if np_type is np.complex64 else rng.standard_normal(n),
+                                     np_type) for _ in range(2))
+        src, dst = vd.asbuffer(values), vd.asbuffer(before)
+        offset = 16 // values.itemsize
+        vd.copy(dst, src, dst_offset=offset, src_offset=offset, count=count)
+        before[offset:offset + count] = values[offset:offset + count]
+        np.testing.assert_array_equal(dst.read(0), before)
 
 
 def test_copy_within_one_buffer_of_disjoint_ranges(context, rng):
@@ -228,6 +243,8 @@ def test_copy_kernel_words_follow_alignment_and_device_kind(context, rng, monkey
     assert copy_kernel.word_bytes(context, sizes, (16, 32, 64)) == 16
     assert copy_kernel.word_bytes(context, sizes, (4, 32, 64)) == 4
     assert copy_kernel.word_bytes(context, sizes, (2, 32, 64)) is None
+    assert copy_kernel.word_bytes(context, sizes, (16, 32, 60)) == 16  # a 12-byte tail
+    assert copy_kernel.word_bytes(context, sizes, (16, 32, 62)) is None
     assert copy_kernel.word_bytes(context, (2**33, 64), (16, 32, 64)) is None  # beyond a binding
 
 

@@ -17,8 +17,8 @@ from typing import Callable
 
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.compute_plan import ComputePlan
-from vkdispatch.base.copy_kernel import copy_plan, copy_push_constants, word_bytes
-from vkdispatch.base.grid_stride import workgroups
+from vkdispatch.base.copy_kernel import (copy_plan, copy_push_constants, copy_workgroups,
+                                         word_bytes)
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["copy_replica", "copies_on_device", "copy_into_replica", "check_live_buffer",
@@ -92,7 +92,7 @@ def copy_into_replica(source: Buffer, src: int, target: Buffer, dst: int) -> Non
         return
     dispatch_on_replicas(copy_plan(source.context, word), dst, [(target, dst), (source, src)],
                          copy_push_constants(word, 0, 0, size),
-                         workgroups(source.context, size // word)[0])
+                         copy_workgroups(source.context, word, size)[0])
 
 
 def dispatch_on_replicas(plan: ComputePlan, queue: int, bindings: list[tuple[Buffer, int]],

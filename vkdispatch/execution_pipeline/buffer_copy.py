@@ -11,8 +11,8 @@ from typing import Any
 
 from vkdispatch.base.buffer import Buffer
 from vkdispatch.base.commands import BufferCopy
-from vkdispatch.base.copy_kernel import copy_plan, copy_push_constants, word_bytes
-from vkdispatch.base.grid_stride import workgroups
+from vkdispatch.base.copy_kernel import (copy_plan, copy_push_constants, copy_workgroups,
+                                         word_bytes)
 from vkdispatch.base.image import Image
 from vkdispatch.errors import InvalidArgumentError, InvalidTypeError
 from vkdispatch.execution_pipeline.command_graph import CommandGraph
@@ -28,7 +28,7 @@ def _record(graph: CommandGraph, dst: Buffer, src: Buffer, dst_byte: int, src_by
         graph.record_command(BufferCopy(dst, src, size, dst_byte, src_byte))
         return
     graph.record_dispatch(copy_plan(graph.context, word), None,
-                          workgroups(graph.context, size // word), (dst, src),
+                          copy_workgroups(graph.context, word, size), (dst, src),
                           ((0, False, True), (1, True, False)), b"",
                           copy_push_constants(word, dst_byte, src_byte, size))
 
