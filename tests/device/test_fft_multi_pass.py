@@ -7,7 +7,9 @@ planner can build appears below a few thousand points, walks the planner's own d
 (``fits_one_pass``, ``split_length``) over every supported length to find each shape, and
 runs the first and last length of each against numpy: forward and inverse, contiguous and
 strided lines, real transforms, the unfused convolution and complex128; then signal ranges,
-real transforms through hooks and Bluestein's four dispatches over two passes.
+real transforms through hooks and Bluestein's four dispatches over two passes. Each runs with
+plans made as for a CPU device and as for a GPU, whose pass A stores its lines through shared
+memory one after the other.
 """
 from __future__ import annotations
 
@@ -75,9 +77,11 @@ def representatives(limits: DeviceLimits, compute_type, stride: int) -> dict:
             for shape, lengths in by_shape.items() if shape != "1"}
 
 
-@pytest.fixture
-def limits(context, monkeypatch):
-    shrunk = small(DeviceLimits.of(vd.get_context()))
+@pytest.fixture(params=[True, False], ids=["cpu-plans", "gpu-plans"])
+def limits(context, monkeypatch, request):
+    """Shrunk limits, with plans made as for a CPU device and as for a GPU (whose pass A
+    stores its lines through shared memory, one after the other)."""
+    shrunk = dataclasses.replace(small(DeviceLimits.of(vd.get_context())), cpu=request.param)
     monkeypatch.setattr(DeviceLimits, "current", classmethod(lambda cls: shrunk))
     return shrunk
 

@@ -131,8 +131,8 @@ MUTANTS = [
            "vkdispatch/fft/sdata.py",
            "            vc.barrier()\n", "            pass\n", "pytest", FFT_TESTS),
     Mutant("fft-staged-clamp-off-by-one", "a partial group's missing lines load the wrong line",
-           "vkdispatch/fft/iterators.py", "line = vc.min(line, config.line_count - 1)",
-           "line = vc.min(line, config.line_count - 2)", "pytest",
+           "vkdispatch/fft/iterators.py", "line = vc.min(line, line_count - 1)",
+           "line = vc.min(line, line_count - 2)", "pytest",
            "tests/device/test_fft_transforms.py -k staged"),
     Mutant("host-view-without-wait", "a DLPack host view does not wait for the buffer's work",
            "vkdispatch_native/src/memory/buffer.cpp",
@@ -176,8 +176,21 @@ MUTANTS = [
            "pytest", "tests/unit/test_fft_planner.py"),
     Mutant("four-step-pass-a-wide-groups", "pass A groups 256 bytes of lines although its "
            "stores scatter them", "vkdispatch/fft/multi_pass.py",
-           "inner_run_bytes=SCATTERED_RUN_BYTES if scattered else None",
-           "inner_run_bytes=None", "pytest", "tests/unit/test_fft_planner.py"),
+           "StridedGroups(SCATTERED_RUN_BYTES, staged_stores=inner == 1)",
+           "StridedGroups(staged_stores=inner == 1)", "pytest", "tests/unit/test_fft_planner.py"),
+    Mutant("four-step-pass-a-unstaged", "pass A stores from its registers, its lines "
+           "scattered, although each is one run", "vkdispatch/fft/multi_pass.py",
+           "staged_stores=inner == 1", "staged_stores=False", "pytest",
+           "tests/unit/test_fft_planner.py"),
+    Mutant("staged-store-wrong-column", "a strided group's staged stores start every line "
+           "at the thread's own lane", "vkdispatch/fft/iterators.py",
+           "outer_offset = (grid.batch_offset - grid.inner).to_register()",
+           "outer_offset = (grid.batch_offset - grid.lane).to_register()", "pytest",
+           "tests/device/test_fft_multi_pass.py"),
+    Mutant("staged-store-rows-unspread", "the staged rows' pitch leaves a subgroup's writes "
+           "on a few banks", "vkdispatch/fft/grid.py",
+           "pitch = n + (positions - n) % period", "pitch = n | 1", "pytest",
+           "tests/unit/test_fft_planner.py"),
     Mutant("copy-tail-dropped", "vd.copy's kernel leaves out the 4-byte words after its "
            "last 16-byte word", "vkdispatch/base/copy_kernel.py",
            "    if (t < range.tail)", "    if (t < 0u)", "pytest",

@@ -31,7 +31,8 @@ from vkdispatch.fft import convolution as convolution_module
 from vkdispatch.fft import fft_context, global_reads_iterator, global_writes_iterator
 from vkdispatch.fft.config import MIN_STRIDED_LINES, DeviceLimits, FFTConfig, plan_radices
 from vkdispatch.fft import shader_factories
-from vkdispatch.fft.grid import STAGED_BELOW_THREADS, FFTGridManager, split_workgroups
+from vkdispatch.fft.grid import (STAGED_BELOW_THREADS, FFTGridManager, StridedGroups,
+                                 split_workgroups)
 from vkdispatch.fft.layout import input_position, output_base, output_position
 from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, split_length
 from vkdispatch.fft.prime_utils import (PADDING_PRIMES, SUPPORTED_PRIMES, group_primes,
@@ -627,6 +628,45 @@ def test_grid_shared_memory_slots_of_a_group_do_not_overlap(case):
     assert 0 <= index.min() and index.max() < grid.sdata_size
 
 
+STAGING = StridedGroups(64, staged_stores=True)
+
+
+@pytest.mark.parametrize("shape, compute_type", [
+    ((2, 512, 512), dt.complex64), ((1, 1024, 1024), dt.complex64),
+    ((3, 128, 100), dt.complex64), ((2, 256, 64), dt.complex128), ((4, 60, 7), dt.complex64),
+])
+def test_grid_staged_store_rows_fit_and_spread_over_the_banks(shape, compute_type):
+    """A strided group staging its stores keeps each line a row of ``row_pitch >= N`` values
+    within its shared memory, and one subgroup's register writes there (``inner_lines``
+    lanes, each with ``subgroup / inner_lines`` consecutive positions) touch no bank more
+    often than a subgroup's values of that size must."""
+    config = FFTConfig(shape, 1, compute_type=compute_type, limits=NVIDIA)
+    grid = FFTGridManager(config, declare_variables=False, strided=STAGING)
+    assert grid.staged_stores and grid.uses_sdata
+    assert grid.row_pitch >= config.N
+    assert grid.sdata_size >= grid.inner_lines * grid.row_pitch
+    assert grid.sdata_size * config.sdata_item_size <= NVIDIA.max_shared_memory
+    slots = np.arange(grid.inner_lines)[:, None]
+    index = grid.row_index(np.arange(config.N)[None, :], slots)
+    assert len(set(index.ravel().tolist())) == index.size  # the rows do not overlap
+    lanes = min(grid.inner_lines, NVIDIA.subgroup_size)
+    positions = NVIDIA.subgroup_size // lanes
+    words = config.sdata_item_size // 4
+    first = grid.row_index(np.arange(positions)[None, :], np.arange(lanes)[:, None])
+    banks = (first.ravel()[:, None] * words + np.arange(words)[None, :]).ravel() % 32
+    assert np.bincount(banks, minlength=32).max() == -(-banks.size // 32)
+
+
+def test_grid_stages_stores_only_of_strided_groups_on_gpus():
+    strided = ((2, 512, 512), 1)
+    assert not FFTGridManager(FFTConfig(*strided, limits=NVIDIA),
+                              declare_variables=False).staged_stores  # not asked
+    assert not FFTGridManager(FFTConfig(*strided, limits=LAVAPIPE), declare_variables=False,
+                              strided=STAGING).staged_stores
+    assert not FFTGridManager(FFTConfig((8, 512), 1, limits=NVIDIA), declare_variables=False,
+                              strided=STAGING).staged_stores  # contiguous lines
+
+
 def test_grid_force_sdata_declares_shared_memory_for_a_single_thread():
     config = FFTConfig((16,), limits=LAVAPIPE)
     assert not FFTGridManager(config, declare_variables=False).uses_sdata
@@ -694,6 +734,8 @@ def test_fits_one_pass_agrees_with_the_planner():
 @pytest.mark.parametrize("shape, axis, pass_a_bytes, pass_b_bytes", [
     ((64, 2**14), 1, 64, 256),      # 1-D lines: pass A's lines land N2 values apart
     ((2, 2**16), 1, 64, 128),       # pass B's 256-value lines: 16 fill shared memory
+    ((2, 2**18), 1, 32, 64),        # pass A's 512-value lines staged: 128 invocations
+    ((4, 2**14, 4), 1, 64, 256),    # 4 inner lines: groups of 64 bytes, not staged
     ((2**14, 64), 0, 256, 256),     # 64 inner lines: its stores are 512-byte runs already
 ])
 def test_four_step_pass_a_groups_fewer_lines_where_its_stores_scatter(shape, axis,

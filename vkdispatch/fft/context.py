@@ -13,7 +13,7 @@ import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError, InvalidStateError
 from vkdispatch.fft.butterflies import multiply_by_constant_twiddle, radix_fft, runtime_twiddle
 from vkdispatch.fft.config import DeviceLimits, FFTConfig, FFTStage
-from vkdispatch.fft.grid import FFTGridManager
+from vkdispatch.fft.grid import FFTGridManager, StridedGroups
 from vkdispatch.fft.io_manager import IOManager
 from vkdispatch.fft.iterators import global_reads_iterator, global_writes_iterator
 from vkdispatch.fft.registers import FFTRegisters
@@ -35,11 +35,11 @@ class FFTContext:
                  max_register_count: Optional[int] = None, compute_type=dt.complex64,
                  name: Optional[str] = None, limits: DeviceLimits | None = None,
                  force_sdata: bool = False, split_above_bytes: Optional[int] = None,
-                 plane_rows: Optional[int] = None, inner_run_bytes: Optional[int] = None):
+                 plane_rows: Optional[int] = None, strided: Optional[StridedGroups] = None):
         self.shader_context = shader_context
         self.config = FFTConfig(buffer_shape, axis, max_register_count, compute_type, limits,
                                 split_above_bytes, plane_rows)
-        self.grid = FFTGridManager(self.config, force_sdata, inner_run_bytes=inner_run_bytes)
+        self.grid = FFTGridManager(self.config, force_sdata, strided=strided)
         self.resources = FFTResources(self.config, self.grid)
         self.registers = self.allocate_registers("fft")
         self.sdata = FFTSDataManager(self.config, self.grid, self.registers)
@@ -187,15 +187,15 @@ def fft_context(buffer_shape: Tuple, axis: Optional[int] = None,
                 force_sdata: bool = False,
                 split_above_bytes: Optional[int] = None,
                 plane_rows: Optional[int] = None,
-                inner_run_bytes: Optional[int] = None) -> Iterator[FFTContext]:
+                strided: Optional[StridedGroups] = None) -> Iterator[FFTContext]:
     """Traces a hand-written FFT shader; on a normal exit ``ctx.get_callable()`` returns it.
 
     ``force_sdata`` declares the group's shared memory even when the transform itself needs
     none (for custom exchanges through ``ctx.sdata``); ``split_above_bytes`` and
-    ``plane_rows``: see :class:`FFTConfig`; ``inner_run_bytes``: see :class:`FFTGridManager`."""
+    ``plane_rows``: see :class:`FFTConfig`; ``strided``: see :class:`StridedGroups`."""
     with vc.shader_context(vc.ShaderFlags.NO_EXEC_BOUNDS) as shader_context:
         context = FFTContext(shader_context, buffer_shape, axis, max_register_count,
                              compute_type, name, limits, force_sdata, split_above_bytes,
-                             plane_rows, inner_run_bytes)
+                             plane_rows, strided)
         yield context
         context.compile_shader()

@@ -10,17 +10,36 @@ linear group index and returns early from the padding groups (uniform across a g
 """
 from __future__ import annotations
 
+import dataclasses
+
 import vkdispatch.codegen as vc
 from vkdispatch.errors import InvalidArgumentError
 from vkdispatch.fft.config import FFTConfig
 
-__all__ = ["FFTGridManager", "split_workgroups"]
+__all__ = ["FFTGridManager", "StridedGroups", "split_workgroups"]
 
 TARGET_GROUP_THREADS = 128  # invocations per workgroup the line packing aims for
 TARGET_INNER_BYTES = 256    # adjacent strided lines per group: a 256-byte run per load
 # Lines owned by fewer threads than this are loaded and stored through shared memory by the
 # whole group in address order (coalesced), instead of each thread reading its own run.
 STAGED_BELOW_THREADS = 8
+# Groups staging their stores hold at most this many invocations, down to one 32-byte sector
+# of lines: on an H100, pass A of N = 2^17 / 2^18 (lines of 512, 32 threads each) ran at
+# 0.66 of the copy's bandwidth with 8 lines a group (64 bytes) and at 0.91 with 4; without
+# its twiddles at 0.97 either way, so the wider group was bound by the twiddles' sin / cos.
+STAGED_GROUP_THREADS = TARGET_GROUP_THREADS
+SECTOR_BYTES = 32
+BANK_BYTES, BANKS = 4, 32  # shared memory's banks
+
+
+@dataclasses.dataclass(frozen=True)
+class StridedGroups:
+    """How a strided pass groups its lines: ``run_bytes`` of adjacent lines per workgroup
+    (fewer where its stores scatter them); ``staged_stores``: the group's lines leave through
+    shared memory one line after the other, every value of a line before the next, for an
+    output map that stores each line as one run (the four-step pass A's transposing store)."""
+    run_bytes: int = TARGET_INNER_BYTES
+    staged_stores: bool = False
 
 
 def split_workgroups(total: int, max_count: tuple) -> tuple[int, int, int]:
@@ -46,24 +65,30 @@ class FFTGridManager:
 
     ``staged``: global loads and stores of a contiguous group go through shared memory in
     address order (short lines, where each thread's own run would not coalesce).
-    ``inner_run_bytes``: the bytes of adjacent strided lines a group aims for (default
-    ``TARGET_INNER_BYTES``), less where the shader's stores scatter the lines.
+    ``staged_stores`` (strided groups, see :class:`StridedGroups`): the stores go through
+    shared memory line by line, each line a row of ``row_pitch`` values there.
     """
 
     def __init__(self, config: FFTConfig, force_sdata: bool = False,
-                 declare_variables: bool = True, inner_run_bytes: int | None = None):
+                 declare_variables: bool = True, strided: StridedGroups | None = None):
         self.config = config
         self.force_sdata = force_sdata
-        self.inner_run_bytes = inner_run_bytes or TARGET_INNER_BYTES
+        strided = strided or StridedGroups()
+        self.inner_run_bytes = strided.run_bytes
         self.contiguous = config.fft_stride == 1
         self.threads = config.batch_threads
-        # CPU drivers emulate shared memory with scalar gathers: staging only costs there.
-        self.staged = self.contiguous and self.threads < STAGED_BELOW_THREADS \
-            and config.line_count > 1 and config.N > 1 and not config.limits.cpu
-        self.uses_sdata = config.uses_sdata or force_sdata or self.staged
         self.split = config.exchange_split
-        self._line_bytes = ((config.sdata_row_size_padded + 1) * config.sdata_item_size
-                            if self.uses_sdata else 0)
+        # CPU drivers emulate shared memory with scalar gathers: staging only costs there.
+        staging = config.N > 1 and not config.limits.cpu
+        self.staged = self.contiguous and self.threads < STAGED_BELOW_THREADS \
+            and config.line_count > 1 and staging
+        self.staged_stores = strided.staged_stores and not self.contiguous and staging \
+            and not self.split
+        self.uses_sdata = config.uses_sdata or force_sdata or self.staged or self.staged_stores
+        row = config.sdata_row_size_padded + 1
+        if self.staged_stores:  # room for the widest row pitch (see _row_pitch)
+            row = max(row, config.N + self._bank_period)
+        self._line_bytes = row * config.sdata_item_size if self.uses_sdata else 0
         if self.contiguous:
             self._plan_contiguous()
         else:
@@ -102,7 +127,10 @@ class FFTGridManager:
     def _plan_strided(self) -> None:
         config = self.config
         limits, stride = config.limits, config.fft_stride
-        wanted = max(1, self.inner_run_bytes // config.compute_type.item_size)
+        item = config.compute_type.item_size
+        wanted = max(1, self.inner_run_bytes // item)
+        if self.staged_stores:
+            wanted = min(wanted, max(SECTOR_BYTES // item, STAGED_GROUP_THREADS // self.threads))
         cap = min(wanted, self._group_limit(limits.max_workgroup_size[0]), stride)
         # A divisor of the stride keeps every group full and its runs aligned.
         self.inner_lines = max(d for d in range(1, cap + 1) if stride % d == 0)
@@ -113,6 +141,28 @@ class FFTGridManager:
         self.group_count = config.batch_outer_count * self.inner_groups
         self.partial = stride % self.inner_lines != 0
         self.local_size = (self.inner_lines, self.threads, 1)
+        self.row_pitch = self._row_pitch() if self.staged_stores else None
+
+    @property
+    def _bank_period(self) -> int:
+        """Values of the compute type that one pass over the banks holds."""
+        return max(1, BANK_BYTES * BANKS // self.config.sdata_item_size)
+
+    def _row_pitch(self) -> int:
+        """The row pitch of staged stores: at least N values, and a subgroup's registers
+        (``inner_lines`` lanes, each with the same register of ``subgroup / inner_lines``
+        threads: consecutive positions) spread over the banks evenly. Reading a row is
+        conflict-free at any pitch (consecutive values)."""
+        n, period = self.config.N, self._bank_period
+        positions = max(1, self.config.limits.subgroup_size // self.inner_lines)
+        pitch = n + (positions - n) % period
+        room = self.config.limits.max_shared_memory // self.config.sdata_item_size
+        return pitch if pitch * self.inner_lines <= room else n
+
+    @property
+    def group_lines(self) -> int:
+        """Lines one workgroup holds."""
+        return self.lines_per_group if self.contiguous else self.inner_lines
 
     @property
     def sdata_size(self) -> int:
@@ -121,7 +171,10 @@ class FFTGridManager:
             return 0
         if self.contiguous:
             return self.row_pitch * self.lines_per_group
-        return self.config.sdata_row_size_padded * self.inner_lines
+        rows = self.config.sdata_row_size_padded
+        if self.staged_stores:
+            rows = max(rows, self.row_pitch)
+        return rows * self.inner_lines
 
     # -- shader variables -------------------------------------------------------------------
 
@@ -178,6 +231,13 @@ class FFTGridManager:
         if self.inner_lines == 1:
             return padded
         return padded * self.inner_lines + self.lane
+
+    def row_index(self, position, slot=None):
+        """Index in ``sdata`` of line position ``position`` of line ``slot`` (by default the
+        thread's own) of a strided group staging its stores: lines are rows of
+        ``row_pitch``."""
+        slot = self.lane if slot is None else slot
+        return slot * self.row_pitch + position
 
     def transposed_index(self, register: int, register_count: int, inner_only: bool = False):
         """Where register ``register`` of this invocation sits in the transposed

@@ -91,9 +91,10 @@ def _index_function(resources: FFTResources, r2c: bool, inverse: bool, reading: 
 
 def staged_elements(resources: FFTResources, row_length: int | None = None,
                     clamp_lines: bool = False) -> Iterator[tuple]:
-    """The group's lines in address order: ``(line, slot, position)`` per element this
+    """The group's lines one after the other: ``(line, slot, position)`` per element this
     invocation moves (``row_length`` positions per line, default N), with the guards for
-    partial rounds and lines open.
+    partial rounds and lines open. ``line`` is the line's index in a contiguous group, its
+    column (index in the stride) in a strided one.
 
     ``clamp_lines`` (loads): the last group's missing lines read the last line again instead
     of being guarded. A guard per element serialises the loads (each one's shared-memory
@@ -102,7 +103,11 @@ def staged_elements(resources: FFTResources, row_length: int | None = None,
     grid, config = resources.grid, resources.config
     row_length = row_length or config.N
     invocations = math.prod(grid.local_size)
-    total = grid.lines_per_group * row_length
+    total = grid.group_lines * row_length
+    if grid.contiguous:
+        first, line_count = grid.group * grid.lines_per_group, config.line_count
+    else:
+        first, line_count = (grid.inner - grid.lane).to_register(), config.fft_stride
     local = vc.local_invocation_index()
     for round_index in range(-(-total // invocations)):
         element = local if round_index == 0 else local + round_index * invocations
@@ -112,12 +117,12 @@ def staged_elements(resources: FFTResources, row_length: int | None = None,
                 guards.enter_context(vc.if_block(element < total))
             slot = (element // row_length).to_register()
             position = (element % row_length).to_register()
-            line = grid.group * grid.lines_per_group + slot
+            line = first + slot
             if grid.partial and clamp_lines:
-                line = vc.min(line, config.line_count - 1)
+                line = vc.min(line, line_count - 1)
             line = line.to_register()
             if grid.partial and not clamp_lines:
-                guards.enter_context(vc.if_block(line < config.line_count))
+                guards.enter_context(vc.if_block(line < line_count))
             yield line, slot, position
 
 
@@ -226,6 +231,27 @@ def _staged_reads(registers: FFTRegisters, index_of, mirror_of, extra: dict):
     sdata.read_from_sdata(registers, 0)
 
 
+def _staged_writes(registers: FFTRegisters, layout: tuple, index_of, extra: dict):
+    """The group's stores one line after the other, through shared memory: a contiguous
+    group's lines are padded rows there (``grid.sdata_index``), a strided group's rows of
+    ``grid.row_pitch`` (``grid.row_index``; the interleaved exchange layout would put a
+    subgroup reading one line on two banks), its buffer index the line's column plus the
+    position's stride."""
+    resources = registers.resources
+    config, grid, sdata = resources.config, resources.grid, resources.sdata
+    index_in_sdata = grid.sdata_index if grid.contiguous else grid.row_index
+    if not grid.contiguous:
+        outer_offset = (grid.batch_offset - grid.inner).to_register()
+        index_of = lambda line, position: outer_offset + line + position * config.fft_stride
+    sdata.write_to_sdata(registers, *layout, index_of=index_in_sdata)
+    staging = vc.new_register(config.compute_type)
+    sdata.sync("read")
+    for line, slot, position in staged_elements(resources):
+        staging[:] = sdata.sdata[index_in_sdata(position, slot)]
+        resources.io_index[:] = index_of(line, position)
+        yield _staged_op(GlobalWriteOp, resources, config, staging, position, **extra)
+
+
 def global_writes_iterator(registers: FFTRegisters, r2c: bool = False, inverse: bool = None,
                            layout: tuple = (-1, True)) -> Iterator[GlobalWriteOp]:
     """Stores of the registers held in ``layout`` (by default the last stage's outputs), one
@@ -237,15 +263,9 @@ def global_writes_iterator(registers: FFTRegisters, r2c: bool = False, inverse: 
     config = resources.config
     index_of = _index_function(resources, r2c, inverse, reading=False)
     extra = dict(r2c=r2c, inverse=bool(inverse))
-    if resources.grid.staged:
-        sdata, grid = resources.sdata, resources.grid
-        sdata.write_to_sdata(registers, *layout)
-        staging = vc.new_register(config.compute_type)
-        sdata.sync("read")
-        for line, slot, position in staged_elements(resources):
-            staging[:] = sdata.sdata[grid.sdata_index(position, slot)]
-            resources.io_index[:] = index_of(line, position)
-            yield _staged_op(GlobalWriteOp, resources, config, staging, position, **extra)
+    grid = resources.grid
+    if grid.staged or grid.staged_stores:
+        yield from _staged_writes(registers, layout, index_of, extra)
         return
     with resources.line_guard():
         for op in _memory_ops(resources, *layout):

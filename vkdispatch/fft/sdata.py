@@ -58,12 +58,14 @@ class FFTSDataManager:
                 setattr(register, component, self.sdata[self.grid.sdata_index(position)])
 
     def write_to_sdata(self, registers: FFTRegisters | None = None,
-                       stage_index: int = -1, output: bool = True) -> None:
-        """Stores the registers at ``stage_index``'s output (or input) positions."""
+                       stage_index: int = -1, output: bool = True, index_of=None) -> None:
+        """Stores the registers at ``stage_index``'s output (or input) positions, each at
+        ``index_of(position)`` (by default the exchange layout's ``grid.sdata_index``)."""
         registers = registers or self.default_registers
+        index_of = index_of or self.grid.sdata_index
         self.sync("write")
         for register, position in self._positions(registers, stage_index, output):
-            self.sdata[self.grid.sdata_index(position)] = register
+            self.sdata[index_of(position)] = register
 
     def read_from_sdata(self, registers: FFTRegisters | None = None,
                         stage_index: int = 0, output: bool = False) -> None:

@@ -17,6 +17,7 @@ from vkdispatch.base.buffer import normalize_shape
 from vkdispatch.fft.bluestein import BluesteinFFT, needs_bluestein
 from vkdispatch.fft.config import DeviceLimits, normalize_axis
 from vkdispatch.fft.context import fft_context
+from vkdispatch.fft.grid import StridedGroups
 from vkdispatch.fft.multi_pass import FourStepFFT, caller_hooks, fits_one_pass
 from vkdispatch.fft.rader import RaderFFT, rader_budget
 from vkdispatch.fft.real_packing import can_pack, packed_real_shader
@@ -48,10 +49,10 @@ def signal_range_of(signal_range, n: int) -> Tuple[int, int]:
 def _one_pass_shader(buffer_shape: Tuple, axis: int, inverse: bool, normalize_inverse: bool,
                      r2c: bool, input_map, output_map, input_type, output_type, compute_type,
                      signal_range: Tuple[int, int], limits: DeviceLimits,
-                     name: Optional[str], inner_run_bytes: Optional[int]) -> ShaderFunction:
+                     name: Optional[str], strided: Optional[StridedGroups]) -> ShaderFunction:
     name = name or (f"fft_shader_{buffer_shape}_{axis}_{inverse}_{normalize_inverse}_{r2c}")
     with fft_context(buffer_shape, axis, compute_type=compute_type, name=name,
-                     limits=limits, inner_run_bytes=inner_run_bytes) as ctx:
+                     limits=limits, strided=strided) as ctx:
         if r2c and ctx.config.fft_stride != 1:
             raise InvalidArgumentError("R2C io only supported for contiguous data (the last "
                                        f"axis); got axis {axis} of shape {buffer_shape}")
@@ -67,19 +68,19 @@ def _one_pass_shader(buffer_shape: Tuple, axis: int, inverse: bool, normalize_in
 def _pass(buffer_shape: Tuple, axis: int, *, inverse: bool, normalize_inverse: bool,
           input_map, output_map, input_type, output_type, compute_type, input_signal_range,
           limits: DeviceLimits, name: Optional[str],
-          inner_run_bytes: Optional[int] = None) -> ShaderFunction:
-    """One pass of a multi-pass transform (C2C, no signal range; ``inner_run_bytes``: see
-    :class:`~vkdispatch.fft.grid.FFTGridManager`)."""
+          strided: Optional[StridedGroups] = None) -> ShaderFunction:
+    """One pass of a multi-pass transform (C2C, no signal range; ``strided``: see
+    :class:`~vkdispatch.fft.grid.StridedGroups`)."""
     return _fft_shader(limits, buffer_shape, axis, inverse, normalize_inverse, False,
                        input_map, output_map, input_type, output_type, compute_type,
-                       (0, buffer_shape[axis]), name, inner_run_bytes)
+                       (0, buffer_shape[axis]), name, strided)
 
 
 @functools.lru_cache(maxsize=None)
 def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: bool,
                 normalize_inverse: bool, r2c: bool, input_map, output_map, input_type,
                 output_type, compute_type, signal_range: Tuple[int, int],
-                name: Optional[str], inner_run_bytes: Optional[int] = None):
+                name: Optional[str], strided: Optional[StridedGroups] = None):
     n = buffer_shape[axis]
     if needs_bluestein(n):
         budget = rader_budget(buffer_shape, axis, compute_type, limits)
@@ -97,7 +98,7 @@ def _fft_shader(limits: DeviceLimits, buffer_shape: Tuple, axis: int, inverse: b
     if fits_one_pass(n, compute_type, limits, math.prod(buffer_shape[axis + 1:])):
         return _one_pass_shader(buffer_shape, axis, inverse, normalize_inverse, r2c, input_map,
                                 output_map, input_type, output_type, compute_type,
-                                signal_range, limits, name, inner_run_bytes)
+                                signal_range, limits, name, strided)
     if r2c or signal_range != (0, n):
         caller = (input_map, output_map, input_type, output_type)
         input_map, output_map, in_place = caller_hooks(
