@@ -2,7 +2,9 @@
 
 Headers and static libraries are taken from the system, or from ``$VKDISPATCH_DEPS_PREFIX/usr``
 when that variable is set (an offline host where the Debian packages were unpacked into a
-prefix). shaderc, glslang and SPIRV-Tools are linked statically; volk is compiled in.
+prefix). shaderc, glslang and SPIRV-Tools are linked statically; volk is compiled in. VkFFT's
+headers are Debian's (1.2.26), or a newer VkFFT's where ``$VKDISPATCH_VKFFT_INCLUDE`` names the
+folder of its ``vkFFT.h`` (docs/vkfft.rst).
 """
 from __future__ import annotations
 
@@ -31,6 +33,18 @@ def dependency_dirs() -> tuple[list[str], list[str]]:
     return includes, [d for d in libs if Path(d).is_dir()]
 
 
+def vkfft_includes(includes: list[str]) -> list[str]:
+    """The folder of a newer VkFFT's vkFFT.h, to be searched before the system's, and
+    glslang's C interface folder, which that vkFFT.h includes by its bare name; none by
+    default."""
+    folder = os.environ.get("VKDISPATCH_VKFFT_INCLUDE")
+    if not folder:
+        return []
+    if not (Path(folder) / "vkFFT.h").is_file():
+        raise SystemExit(f"VKDISPATCH_VKFFT_INCLUDE={folder}: no vkFFT.h in that folder")
+    return [folder] + [str(Path(d) / "glslang" / "Include") for d in includes]
+
+
 def native_sources() -> list[str]:
     lines = (ROOT / NATIVE / "sources.txt").read_text().splitlines()
     return [str(NATIVE / line) for line in lines if line and not line.startswith("#")]
@@ -46,7 +60,7 @@ def volk_source(includes: list[str]) -> str:
 
 includes, lib_dirs = dependency_dirs()
 common_includes = ([str(NATIVE / "include"), str(NATIVE / "bindings"), numpy.get_include()]
-                   + includes)
+                   + vkfft_includes(includes) + includes)
 link_group = ["-Wl,--start-group"] + [f"-l{name}" for name in STATIC_LIBS] + ["-Wl,--end-group"]
 # The static libraries' symbols stay private to the extension: GPU drivers (NVIDIA's among them)
 # export their own SPIRV-Tools/glslang symbols, which would otherwise replace ours at run time.

@@ -23,6 +23,7 @@ from test_fft_transforms import C, EPS32, EPS64, assert_fft_close, crandom, need
 
 import vkdispatch as vd
 import vkdispatch.codegen as vc
+from vkdispatch import _native
 from vkdispatch.base import disk_cache, vkfft_native_plan
 from vkdispatch.codegen.abbreviations import Buff, Const, c64, f32
 from vkdispatch.vkfft import vkfft_dispatcher
@@ -332,6 +333,25 @@ def test_convolve2d_normalised_and_not(context, rng, shape):
     np.testing.assert_array_equal(kbuf.read(0), prepared)  # the kernel is only read
 
 
+# Built with a newer VkFFT (VKDISPATCH_VKFFT_INCLUDE): conjugate kernels and padded
+# convolutions are refused (vkfft_application.cpp).
+NEWER_VKFFT = _native.vkfft_version() >= 10300
+debian_vkfft = pytest.mark.skipif(NEWER_VKFFT, reason="refused with VkFFT 1.3")
+
+
+@pytest.mark.skipif(not NEWER_VKFFT, reason="only builds with VkFFT 1.3 refuse them")
+def test_newer_vkfft_refuses_conjugate_kernels_and_padded_convolutions(context, rng):
+    x = crandom(rng, (8, 12))
+    buf, kernel = vd.asbuffer(x), vd.asbuffer(x)
+    with pytest.raises(ValueError, match="conjugate_kernel=True"):
+        vd.vkfft.convolve2D(buf, kernel, conjugate_kernel=True)
+    with pytest.raises(ValueError, match="padding"):
+        vd.vkfft.convolve2D(buf, kernel, padding=((1, 3), None))
+    vd.vkfft.convolve2D(buf, kernel)  # the context stays usable
+    vd.queue_wait_idle()
+
+
+@debian_vkfft
 @pytest.mark.parametrize("shape", [(3, 8, 12), (8, 12)], ids=str)
 def test_convolve2d_conjugate_kernel_is_a_correlation(context, rng, shape):
     x, kernel = crandom(rng, shape), crandom(rng, shape)
@@ -345,6 +365,7 @@ PADDINGS = [((2, 5), (0, 0)), ((0, 0), (3, 7)), ((1, 3), (4, 6))]  # rows, colum
 EDGE_PADDINGS = [((0, 3), (0, 0)), ((6, 8), (0, 0))]  # blocks touching the first/last row
 
 
+@debian_vkfft
 @pytest.mark.parametrize("shape,paddings", [
     pytest.param((3, 8, 12), PADDINGS, id="batch"),
     pytest.param((8, 12), PADDINGS[:1], id="2d-rows"),

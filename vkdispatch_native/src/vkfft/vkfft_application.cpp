@@ -10,6 +10,10 @@
 // VkFFT also creates its pipelines without a pipeline cache; its vkCreateComputePipelines calls
 // are routed (one more macro) through the context's cache, so a process that loads VkFFT's
 // kernels from the disk cache does not wait for the driver to compile them again either.
+//
+// A newer VkFFT (1.3, a folder of headers beside vkFFT.h) builds too, where the build is given
+// its folder (VKDISPATCH_VKFFT_INCLUDE, docs/vkfft.rst): it fills glslang's structs by field
+// name, so the renaming is left out, and it mends the leak worked around below.
 #include "vkdispatch/vkfft_application.hpp"
 
 #include <cstddef>
@@ -22,8 +26,15 @@
 #include "vkdispatch/device.hpp"
 #include "vkdispatch/queue.hpp"
 
+#if __has_include(<vkFFT/vkFFT_Structs/vkFFT_Structs.h>)
+#define VKD_VKFFT_1_3 1
+#else
+#define VKD_VKFFT_1_3 0
+#endif
+
 namespace {
 
+#if !VKD_VKFFT_1_3
 // Every int of glslang_resource_t that VkFFT's initializer fills, in declaration order.
 constexpr size_t kOlderResourceInts =
     offsetof(glslang_resource_t, max_mesh_output_vertices_ext) / sizeof(int);
@@ -98,6 +109,7 @@ int preprocessOlderInput(glslang_shader_t* shader, const OlderGlslangInput* inpu
 int parseOlderInput(glslang_shader_t* shader, const OlderGlslangInput* input) {
     return glslang_shader_parse(shader, converted(input));
 }
+#endif
 
 // The cache of the application being built (builds hold g_build_mutex, one at a time).
 VkPipelineCache g_building_cache = VK_NULL_HANDLE;
@@ -112,11 +124,13 @@ VkResult createPipelinesThroughCache(VkDevice device, VkPipelineCache, uint32_t 
 }  // namespace
 
 #define vkCreateComputePipelines(...) createPipelinesThroughCache(__VA_ARGS__)
+#if !VKD_VKFFT_1_3
 #define glslang_resource_t OlderGlslangResource
 #define glslang_input_t OlderGlslangInput
 #define glslang_shader_create createShaderFromOlderInput
 #define glslang_shader_preprocess preprocessOlderInput
 #define glslang_shader_parse parseOlderInput
+#endif
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic ignored "-Wunused-variable"
@@ -222,11 +236,19 @@ std::string vkfftResultName(int result) {
         NAME(VKFFT_ERROR_EMPTY_kernelSize)
         NAME(VKFFT_ERROR_EMPTY_kernel)
         NAME(VKFFT_ERROR_EMPTY_applicationString)
+#if VKD_VKFFT_1_3
+        NAME(VKFFT_ERROR_EMPTY_useCustomBluesteinPaddingPattern_arrays)
+#else
         NAME(VKFFT_ERROR_EMPRY_useCustomBluesteinPaddingPattern_arrays)
+#endif
         NAME(VKFFT_ERROR_UNSUPPORTED_RADIX)
         NAME(VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH)
         NAME(VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH_R2C)
+#if VKD_VKFFT_1_3
+        NAME(VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH_R2R)
+#else
         NAME(VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH_DCT)
+#endif
         NAME(VKFFT_ERROR_UNSUPPORTED_FFT_OMIT)
         NAME(VKFFT_ERROR_FAILED_TO_ALLOCATE)
         NAME(VKFFT_ERROR_FAILED_TO_MAP_MEMORY)
@@ -319,6 +341,20 @@ void VkfftGeometry::check() const {
         throw InvalidArgumentError("axes: at least one axis must be transformed");
     if (batches == 0) throw InvalidArgumentError("batches: must be >= 1, got 0");
     if (runs == 0) throw InvalidArgumentError("runs: must be >= 1, got 0");
+#if VKD_VKFFT_1_3
+    // VkFFT 1.3 generates no code for the kernel's conjugate (it conjugates only the sequence,
+    // whose result spectrum is conjugated too), and its padded convolutions differ from 1.2.26's
+    // (both measured wrong against numpy): refused rather than wrong.
+    if (kernel_count > 0 && conjugate_convolution == 2)
+        throw InvalidArgumentError("conjugate_convolution: 2 (the kernel's conjugate, "
+                                   "convolve2D's conjugate_kernel=True) is not offered by this "
+                                   "build's VkFFT (1.3); Debian's VkFFT 1.2.26 offers it");
+    for (uint32_t d = 0; d < 3; ++d) {
+        if (kernel_count > 0 && pad_right[d] != 0)
+            throw InvalidArgumentError("padding: a padded convolution is not offered by this "
+                                       "build's VkFFT (1.3); Debian's VkFFT 1.2.26 offers it");
+    }
+#endif
 }
 
 namespace {
@@ -327,7 +363,9 @@ namespace {
 // transform split over several uploads (inverseBluesteinAxes[i][j], j >= 1; j = 0 is a copy
 // made before planning, with no objects): their pipelines, layouts and descriptor pools
 // outlived the plan (VUID-vkDestroyDevice-device-00378 at exit, N = 4099 for example).
-void deleteReverseBluesteinAxes(VkFFTApplication& app) {
+// VkFFT 1.3 deletes them itself.
+void deleteReverseBluesteinAxes([[maybe_unused]] VkFFTApplication& app) {
+#if !VKD_VKFFT_1_3
     for (VkFFTPlan* plan : {app.localFFTPlan, app.localFFTPlan_inverse}) {
         if (plan == nullptr) continue;
         for (uint64_t i = 0; i < app.configuration.FFTdim; ++i) {
@@ -336,6 +374,7 @@ void deleteReverseBluesteinAxes(VkFFTApplication& app) {
                 deleteAxis(&app, &plan->inverseBluesteinAxes[i][j]);
         }
     }
+#endif
 }
 
 }  // namespace
