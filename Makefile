@@ -230,6 +230,7 @@ bench: setup
 	$(VPY) benchmarks/buffer_copy.py
 	$(VPY) benchmarks/fft.py
 	$(VPY) benchmarks/fft_kinds.py
+	$(VPY) benchmarks/fft_passes.py
 	$(VPY) benchmarks/image_sampling.py
 
 docs: setup
