@@ -25,7 +25,10 @@ from test_fft_transforms import EPS32, EPS64, assert_fft_close, crandom, np_ref
 import vkdispatch as vd
 from vkdispatch.base import dtype as dt
 from vkdispatch.fft.config import DeviceLimits
-from vkdispatch.fft.multi_pass import FourStepFFT, fits_one_pass, split_length
+from vkdispatch.fft.config import FFTConfig
+from vkdispatch.fft.grid import FFTGridManager, StridedGroups
+from vkdispatch.fft.multi_pass import (SCATTERED_RUN_BYTES, FourStepFFT, fits_one_pass,
+                                       split_length)
 from vkdispatch.fft.prime_utils import SUPPORTED_PRIMES, prime_factors
 
 LONGEST = 8192  # every shape of pass tree appears below it with the limits below
@@ -109,6 +112,25 @@ def test_every_pass_tree_of_contiguous_lines(limits, rng):
     for shape, n in cases(limits, dt.complex64, 1):
         transform(rng, (2, n), 1, False, limits)
         transform(rng, (n,), 0, True, limits)
+
+
+def test_gpu_pass_a_stages_partial_groups(gpu_plans, rng):
+    """A GPU plan's pass A staging its stores where the last workgroup of each batch holds
+    fewer lines than the others (121 columns, no divisor near a group's width): the missing
+    lines' stores are guarded, so the batches after it stay as they are."""
+    n, batch = 121 * 128, 3
+    plan = vd.fft.make_fft_shader((batch, n), -1)
+    assert isinstance(plan, FourStepFFT) and (plan.n1, plan.n2) == (121, 128)
+    config = FFTConfig((batch, plan.n2, plan.n1), 1, limits=DeviceLimits.current())
+    grid = FFTGridManager(config, declare_variables=False,
+                          strided=StridedGroups(SCATTERED_RUN_BYTES, staged_stores=True))
+    assert grid.staged_stores and grid.partial
+    x = crandom(rng, (batch, n))
+    buf = vd.asbuffer(x)
+    vd.fft.fft(buf)
+    assert_fft_close(buf.read(0), np_ref(x, np.fft.fft, axis=-1), n, EPS32)
+    vd.fft.ifft(buf)
+    assert_fft_close(buf.read(0), x, n, EPS32)
 
 
 def test_every_pass_tree_of_strided_lines(limits, rng):

@@ -187,6 +187,12 @@ MUTANTS = [
            "outer_offset = (grid.batch_offset - grid.inner).to_register()",
            "outer_offset = (grid.batch_offset - grid.lane).to_register()", "pytest",
            "tests/device/test_fft_multi_pass.py"),
+    Mutant("staged-store-partial-unguarded", "a strided group's staged stores write the "
+           "lines its last group lacks", "vkdispatch/fft/iterators.py",
+           "first, line_count = (grid.inner - grid.lane).to_register(), config.fft_stride",
+           "first, line_count = (grid.inner - grid.lane).to_register(), "
+           "config.fft_stride + grid.inner_lines", "pytest",
+           "tests/device/test_fft_multi_pass.py -k partial"),
     Mutant("staged-store-rows-unspread", "the staged rows' pitch leaves a subgroup's writes "
            "on a few banks", "vkdispatch/fft/grid.py",
            "pitch = n + (positions - n) % period", "pitch = n | 1", "pytest",
