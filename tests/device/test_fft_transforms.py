@@ -64,6 +64,18 @@ def np_ref(x, fn, *args, **kwargs):
     return fn(np.asarray(x).astype(wide), *args, **kwargs)
 
 
+def assert_fft_round_trip(rng, shape: tuple, round_trip_c: float = 2 * C) -> None:
+    """Random complex64 rows of ``shape``: ``vd.fft.fft`` in place along the last axis against
+    numpy's, then ``vd.fft.ifft`` back to the rows (within ``round_trip_c`` log2 N eps)."""
+    n = shape[-1]
+    x = crandom(rng, shape)
+    buf = vd.asbuffer(x)
+    vd.fft.fft(buf)
+    assert_fft_close(buf.read(0), np_ref(x, np.fft.fft), n, EPS32)
+    vd.fft.ifft(buf)
+    assert_fft_close(buf.read(0), x.astype(np.complex128), n, EPS32, c=round_trip_c)
+
+
 max_pow2_length = fft_single_pass_limit
 
 
@@ -119,12 +131,7 @@ def test_fft_with_inverse_flag_equals_ifft(context, rng):
 def test_longest_power_of_two_line_fits_in_one_pass(context, rng):
     n = max_pow2_length()
     assert n >= vd.get_context().max_shared_memory // 8
-    x = crandom(rng, (3, n))
-    buf = vd.asbuffer(x)
-    vd.fft.fft(buf)
-    assert_fft_close(buf.read(0), np_ref(x, np.fft.fft), n, EPS32)
-    vd.fft.ifft(buf)
-    assert_fft_close(buf.read(0), x.astype(np.complex128), n, EPS32, c=2 * C)
+    assert_fft_round_trip(rng, (3, n))
 
     strided = crandom(rng, (n, 2))
     sbuf = vd.asbuffer(strided)
@@ -304,12 +311,7 @@ def test_staged_gpu_plans_with_a_partial_last_group(gpu_plans, rng, n):
     config = vd.fft.FFTConfig((batch, n), 1, limits=DeviceLimits.current())
     grid = vd.fft.FFTGridManager(config, declare_variables=False)
     assert grid.staged and grid.partial
-    x = crandom(rng, (batch, n))
-    buf = vd.asbuffer(x)
-    vd.fft.fft(buf)
-    assert_fft_close(buf.read(0), np_ref(x, np.fft.fft, axis=-1), n, EPS32)
-    vd.fft.ifft(buf)
-    assert_fft_close(buf.read(0), x, n, EPS32, c=2 * C)
+    assert_fft_round_trip(rng, (batch, n))
 
     real = (rng.standard_normal((batch, 2 * n)) * 100).astype(np.float32)
     rbuf = vd.asrfftbuffer(real)
