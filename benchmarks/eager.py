@@ -10,12 +10,13 @@ that overhead dominates) and a large one (--sizes), one table row each:
     (2, 128, 128) and (8, 1024, 1024); vd.fft.fft2 of the same two shapes; a float32 sum with
     vd.reduce (``map_reduce(SubgroupAdd)``, benchmarks/reduce.py's) of 4096 and 2^26
     elements; vd.asbuffer of 4 KiB and 64 MiB of float32; vd.vkfft.fft and vd.fft.fft of
-    (64, 256) and (32768, 1024) complex64; a shader call (axpy ``y = a*x + y``,
+    (64, 256) and (32768, 1024) complex64; vd.fft.fft of lines longer than a workgroup
+    (two passes, ``fft_long``), (2, 2^16) and (32, 2^20); a shader call (axpy ``y = a*x + y``,
     benchmarks/elementwise.py's) of 4096 and 2^24 floats; Buffer.read of 4 KiB and 64 MiB;
     an immediate shader call + wait (the same axpy, then ``vd.queue_wait_idle()``).
 
-On a CPU device (lavapipe) the large sizes shrink to (512, 1024), 2 x 256^2, 2^20 elements
-and 4 MiB so that the default run stays short.
+On a CPU device (lavapipe) the large sizes shrink to (512, 1024), 2 x 256^2, (2, 2^16),
+2^20 elements and 4 MiB so that the default run stays short.
 
 Columns (every time is seconds per call, printed in us; each is the median of --repeats
 measurements taken in turn with the row's other columns: hosts drift within a minute):
@@ -258,6 +259,7 @@ class Op:
 
 
 LINES = ((64, 256), (32768, 1024), (512, 1024))
+LONG_LINES = ((2, 1 << 16), (32, 1 << 20), (2, 1 << 16))  # two passes (four-step) each
 PLANES = ((2, 128, 128), (8, 1024, 1024), (2, 256, 256))
 OPS = {op.name: op for op in (
     Op("convolve", "vd.fft.convolve, complex64", LINES, fft_case("convolve")),
@@ -268,6 +270,7 @@ OPS = {op.name: op for op in (
        in_bytes=True),
     Op("vkfft", "vd.vkfft.fft, complex64", LINES, fft_case("fft", vkfft=True)),
     Op("fft", "vd.fft.fft, complex64", LINES, fft_case("fft")),
+    Op("fft_long", "vd.fft.fft of long lines, complex64", LONG_LINES, fft_case("fft")),
     Op("axpy", "shader call (axpy), float32", ((4096,), (1 << 24,), (1 << 20,)),
        axpy_case(waits=False)),
     Op("read", "buffer read, float32", ((1024,), (1 << 24,), (1 << 20,)), read_case,

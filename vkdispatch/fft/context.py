@@ -158,7 +158,10 @@ class FFTContext:
             if ct is dt.complex128 and m > 1:
                 # Double twiddles are Taylor polynomials (GLSL has no double sin/cos), about
                 # 40 double operations each: w^m is w^(m//2) w^(m - m//2) instead, an error of
-                # one rounding per level (at most 4 levels for radix 16).
+                # one rounding per level (at most 4 levels for radix 16). Single precision
+                # keeps a sin / cos per twiddle: there the products carry the hardware sine's
+                # error of w times m, and on an H200 they raised the error against numpy from
+                # 3e-7 to 1e-6 (N = 1024) and 2e-6 (N = 4096) for 2% of speed.
                 w = vc.mult_complex(powers[m // 2], powers[m - m // 2]).to_register()
             else:
                 w = runtime_twiddle(ct, k, m, period * stage.radix, sign)
