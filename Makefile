@@ -231,6 +231,7 @@ bench: setup
 	$(VPY) benchmarks/fft.py
 	$(VPY) benchmarks/fft_kinds.py
 	$(VPY) benchmarks/fft_passes.py
+	$(VPY) benchmarks/fft_registers.py
 	$(VPY) benchmarks/image_sampling.py
 
 docs: setup

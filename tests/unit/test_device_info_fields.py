@@ -40,6 +40,8 @@ NATIVE_ONLY = {
                                 "offsets; vkdispatch 0.1.0's DeviceInfo has no such field",
     "sampler_mirror_clamp_to_edge": "read only by device.cpp (enabling the feature) and "
                                     "sampler.cpp; vkdispatch 0.1.0's DeviceInfo has no such field",
+    "pipeline_statistics": "read only by device.cpp (enabling the extension) and "
+                           "pipeline_statistics.cpp, which raises where it is false",
 }
 
 SOURCE_NAMES = {

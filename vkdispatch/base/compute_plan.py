@@ -1,7 +1,7 @@
 """ComputePlan: a compiled compute shader with its pipeline on every device of the context."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from vkdispatch.base.context import get_context
 from vkdispatch.base.handle import Handle
@@ -51,6 +51,32 @@ class ComputePlan(Handle):
                                                 pc_size, shader_name,
                                                 self.context.pipeline_cache())
         self._register(self.context.handles)
+
+    def pipeline_statistics(self, device_index: int = 0) -> dict[str, dict[str, Any]]:
+        """What the driver of device ``device_index`` compiles this shader to, as it reports
+        it (``VK_KHR_pipeline_executable_properties``): per program the driver made (one on
+        most drivers; NVIDIA names it ``"CS"``), its statistics by the driver's own names, each
+        a bool, int or float, e.g. NVIDIA's ``"Register Count"`` (per invocation) and
+        ``"Shared Memory Size"`` (bytes per workgroup). Asks for a pipeline of its own, built
+        and destroyed by the call; the plan's own pipeline is not touched.
+
+        Raises:
+            ValueError: the device's driver reports no statistics (lavapipe, for one).
+            IndexError: the context has no device ``device_index``.
+        """
+        if isinstance(device_index, bool) or not isinstance(device_index, int):
+            raise InvalidTypeError(f"device_index must be an int, got "
+                                   f"{type(device_index).__name__}")
+        if self.destroyed:
+            raise self.unusable_error(f"the compute plan '{self.name}'")
+        module = self.context.native_module
+        spirv = compile_glsl(module, self.shader_source, self.name)
+        statistics: dict[str, dict[str, Any]] = {}
+        for executable, name, _description, value in module.pipeline_statistics(
+                self.context.native, device_index, spirv, self.binding_list, self.pc_size,
+                self.name):
+            statistics.setdefault(executable, {})[name] = value
+        return statistics
 
     def _release(self) -> None:
         self._native.close()

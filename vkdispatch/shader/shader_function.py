@@ -209,6 +209,15 @@ class ShaderFunction:
         if self._build.context is not context:
             self._build_for(context)
 
+    def pipeline_statistics(self, device_index: int = 0) -> dict:
+        """What the driver of device ``device_index`` of the current context compiles this
+        shader to (built first, once per context), as it reports it: NVIDIA's registers per
+        invocation and shared memory per workgroup, for one. See
+        :meth:`vkdispatch.base.compute_plan.ComputePlan.pipeline_statistics`;
+        raises ValueError where the driver reports none (lavapipe) and DummyBackendError with
+        the codegen-only backend."""
+        return self._build_for_call(get_context()).plan.pipeline_statistics(device_index)
+
     def get_src(self, line_numbers: bool | None = None, build: bool = True) -> ShaderSource:
         """The generated GLSL (compiled first unless ``build=False``)."""
         if build:

@@ -1,6 +1,6 @@
-# Declarations of the compute layer: compute_plan.hpp, replica_dispatch.hpp,
-# pipeline_cache.hpp, descriptor_set.hpp, command.hpp and the command classes, and
-# command_list.hpp. Every call that can fail raises through raiseNativeError
+# Declarations of the compute layer: compute_plan.hpp, pipeline_statistics.hpp,
+# replica_dispatch.hpp, pipeline_cache.hpp, descriptor_set.hpp, command.hpp and the command
+# classes, and command_list.hpp. Every call that can fail raises through raiseNativeError
 # (bindings/error_translation.hpp).
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libcpp cimport bool
@@ -30,6 +30,25 @@ cdef extern from "vkdispatch/compute_plan.hpp" namespace "vkdispatch" nogil:
         uint32_t pushConstantSize() except +raiseNativeError
         @staticmethod
         int64_t liveCount() except +raiseNativeError
+
+cdef extern from "vkdispatch/pipeline_statistics.hpp" namespace "vkdispatch" nogil:
+    cdef enum class StatisticKind "vkdispatch::PipelineStatistic::Kind"(int):
+        Bool "vkdispatch::PipelineStatistic::Kind::Bool"
+        Int "vkdispatch::PipelineStatistic::Kind::Int"
+        Uint "vkdispatch::PipelineStatistic::Kind::Uint"
+        Float "vkdispatch::PipelineStatistic::Kind::Float"
+
+    cdef struct PipelineStatistic:
+        string executable
+        string name
+        string description
+        StatisticKind kind
+        double value
+
+    vector[PipelineStatistic] pipelineStatistics(
+        Context& context, int device_index, const vector[uint32_t]& spirv,
+        const vector[BindingType]& bindings, uint32_t push_constant_size,
+        const string& name) except +raiseNativeError
 
 cdef extern from "vkdispatch/replica_dispatch.hpp" namespace "vkdispatch" nogil:
     cdef struct ReplicaBinding:

@@ -105,6 +105,36 @@ cdef class NativeComputePlan(Closable):
         _check_validation()
 
 
+def pipeline_statistics(NativeContext ctx, int device_index, bytes spirv not None,
+                        list bindings, int pc_size, str name):
+    """What the driver of device ``device_index`` compiles the pipeline of these arguments (as
+    NativeComputePlan takes them) to: ``(executable, name, description, value)`` per statistic
+    it reports, ``value`` a bool, int or float."""
+    cdef string label = name.encode()
+    cdef vector[cp.BindingType] types
+    cdef vector[cp.PipelineStatistic] statistics
+    if pc_size < 0:
+        _invalid(f"pc_size: the push-constant size of '{name}' must be >= 0, got {pc_size}")
+    for code in bindings:
+        types.push_back(<cp.BindingType>(<int>code))
+    cdef vector[uint32_t] words = cp.spirvFromBytes(<const uint8_t*><const char*>spirv,
+                                                    len(spirv), label)
+    cdef uint32_t size = pc_size
+    ctx.enter()
+    try:
+        with nogil:
+            statistics = cp.pipelineStatistics(ctx.ptr.get()[0], device_index, words, types,
+                                               size, label)
+    finally:
+        ctx.leave()
+    _check_validation()
+    converters = {cp.StatisticKind.Bool: bool, cp.StatisticKind.Int: int,
+                  cp.StatisticKind.Uint: int, cp.StatisticKind.Float: float}
+    return [(s.executable.decode("utf-8", "replace"), s.name.decode("utf-8", "replace"),
+             s.description.decode("utf-8", "replace"), converters[s.kind](s.value))
+            for s in statistics]
+
+
 def live_compute_plan_count():
     """Native compute plans alive in this process (for leak tests)."""
     return cp.ComputePlan.liveCount()

@@ -18,6 +18,7 @@
 namespace vkdispatch {
 
 class Context;
+class Device;
 class PipelineCache;
 
 /// Descriptor kinds a binding may have, numbered as vkdispatch 0.1.0's binding type codes.
@@ -97,5 +98,18 @@ private:
     std::vector<int> m_queue_device;                        // queue index -> m_devices position
     std::vector<std::atomic<uint64_t>> m_last_use;          // by queue index
 };
+
+/// Throws InvalidArgumentError for what ComputePlan's constructor refuses (see there).
+void checkPlanArguments(const Context& context, const std::vector<uint32_t>& spirv,
+                        const std::vector<BindingType>& bindings, uint32_t push_constant_size,
+                        const std::string& name, const SpecializationConstants& spec);
+/// What ComputePlan builds on each device: the layouts, the descriptor allocator and the
+/// pipeline of `spirv`, created with `flags` (VkPipelineCreateFlags) and `cache` (may be null).
+ComputePlan::DeviceObjects createPipelineObjects(Device& device, const std::vector<uint32_t>& spirv,
+                                                 const std::vector<BindingType>& bindings,
+                                                 uint32_t push_constant_size,
+                                                 const std::string& name, VkPipelineCache cache,
+                                                 const SpecializationConstants& spec,
+                                                 VkPipelineCreateFlags flags = 0);
 
 }  // namespace vkdispatch

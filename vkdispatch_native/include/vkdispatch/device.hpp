@@ -47,6 +47,12 @@ public:
     bool mirrorClampToEdge() const noexcept {
         return m_owned && m_info.sampler_mirror_clamp_to_edge;
     }
+    /// Whether the driver reports what it compiled a pipeline to (registers, shared memory...:
+    /// VK_KHR_pipeline_executable_properties, enabled where the device has it; adopted
+    /// devices: false).
+    bool reportsPipelineStatistics() const noexcept {
+        return m_owned && m_info.pipeline_statistics;
+    }
     DescriptorPools& descriptorPools() noexcept { return *m_descriptor_pools; }
     /// The alignment of host memory this device can import (VK_EXT_external_memory_host,
     /// enabled where the device has it), or 0 where it cannot (and on adopted devices).

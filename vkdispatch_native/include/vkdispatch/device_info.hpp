@@ -42,6 +42,8 @@ struct DeviceInfo {
     bool storage_push_constant_16 = false;
     bool storage_input_output_16 = false;
     bool sampler_mirror_clamp_to_edge = false;
+    // VK_KHR_pipeline_executable_properties: the driver reports what it compiled a pipeline to.
+    bool pipeline_statistics = false;
 
     std::array<uint32_t, 3> max_workgroup_size{};
     uint32_t max_workgroup_invocations = 0;

@@ -66,11 +66,21 @@ void checkArguments(const Context& context, const std::vector<uint32_t>& spirv,
     }
 }
 
-ComputePlan::DeviceObjects createObjects(Device& device, const std::vector<uint32_t>& spirv,
-                                         const std::vector<BindingType>& bindings,
-                                         uint32_t push_constant_size, const std::string& name,
-                                         VkPipelineCache cache,
-                                         const SpecializationConstants& spec) {
+}  // namespace
+
+void checkPlanArguments(const Context& context, const std::vector<uint32_t>& spirv,
+                        const std::vector<BindingType>& bindings, uint32_t push_constant_size,
+                        const std::string& name, const SpecializationConstants& spec) {
+    checkArguments(context, spirv, bindings, push_constant_size, name);
+    checkSpecialization(spec, name);
+}
+
+ComputePlan::DeviceObjects createPipelineObjects(Device& device, const std::vector<uint32_t>& spirv,
+                                                 const std::vector<BindingType>& bindings,
+                                                 uint32_t push_constant_size,
+                                                 const std::string& name, VkPipelineCache cache,
+                                                 const SpecializationConstants& spec,
+                                                 VkPipelineCreateFlags flags) {
     const VkDevice vk = device.handle();
     ComputePlan::DeviceObjects out;
 
@@ -118,6 +128,7 @@ ComputePlan::DeviceObjects createObjects(Device& device, const std::vector<uint3
     const UniqueShaderModule module_owner(vk, module);  // only needed until the pipeline exists
 
     VkComputePipelineCreateInfo pipeline_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    pipeline_info.flags = flags;
     pipeline_info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pipeline_info.stage.module = module;
@@ -137,8 +148,6 @@ ComputePlan::DeviceObjects createObjects(Device& device, const std::vector<uint3
     out.pipeline = UniquePipeline(vk, pipeline);
     return out;
 }
-
-}  // namespace
 
 bool isBindingType(BindingType type) noexcept {
     return type == BindingType::StorageBuffer || type == BindingType::UniformBuffer ||
@@ -180,16 +189,15 @@ ComputePlan::ComputePlan(Context& context, const std::vector<uint32_t>& spirv,
       m_bindings(bindings),
       m_push_constant_size(push_constant_size),
       m_last_use(context.queueCount()) {
-    checkArguments(context, spirv, bindings, push_constant_size, name);
-    checkSpecialization(specialization, name);
+    checkPlanArguments(context, spirv, bindings, push_constant_size, name, specialization);
     if (cache != nullptr) cache->checkServes(context, "'" + name + "'");
     const auto& devices = context.devices();
     for (size_t i = 0; i < devices.size(); ++i) {
         const VkPipelineCache vk_cache =
             cache != nullptr ? cache->handle(static_cast<int>(i)) : VK_NULL_HANDLE;
         m_devices.push_back(std::make_shared<DeviceObjects>(
-            createObjects(*devices[i], spirv, bindings, push_constant_size, name, vk_cache,
-                          specialization)));
+            createPipelineObjects(*devices[i], spirv, bindings, push_constant_size, name,
+                                  vk_cache, specialization)));
     }
     for (int q = 0; q < context.queueCount(); ++q)
         m_queue_device.push_back(context.deviceIndexOfQueue(q));

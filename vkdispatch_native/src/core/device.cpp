@@ -133,8 +133,20 @@ Device::Device(const Instance& instance, int device_index, const std::vector<int
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
     atomic.shaderBufferFloat32Atomics = m_info.shader_buffer_float32_atomics;
     atomic.shaderBufferFloat32AtomicAdd = m_info.shader_buffer_float32_atomic_add;
+    // Used only by pipelineStatistics(), which builds a pipeline of its own to ask.
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    executables.pipelineExecutableInfo = VK_TRUE;
     VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    v12.pNext = atomic_float ? &atomic : nullptr;
+    void** tail = &v12.pNext;
+    if (atomic_float) {
+        *tail = &atomic;
+        tail = &atomic.pNext;
+    }
+    if (m_info.pipeline_statistics) {
+        extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+        *tail = &executables;
+    }
     v12.timelineSemaphore = VK_TRUE;
     v12.scalarBlockLayout = VK_TRUE;
     v12.shaderFloat16 = m_info.float_16_support;

@@ -63,6 +63,8 @@ void readFeatures(VkPhysicalDevice device, DeviceInfo& info) {
     const bool has_12 = VK_MAKE_API_VERSION(0, info.version_major, info.version_minor, 0) >=
                         VK_API_VERSION_1_2;
     const bool has_atomic_float = hasDeviceExtension(device, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    const bool has_executables =
+        hasDeviceExtension(device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
     VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
@@ -75,7 +77,13 @@ void readFeatures(VkPhysicalDevice device, DeviceInfo& info) {
         v11.pNext = &v12;
         tail = &v12.pNext;
     }
-    if (has_atomic_float) *tail = &atomic_float;
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    if (has_atomic_float) {
+        *tail = &atomic_float;
+        tail = &atomic_float.pNext;
+    }
+    if (has_executables) *tail = &executables;
     vkGetPhysicalDeviceFeatures2(device, &features);
 
     info.float_64_support = features.features.shaderFloat64;
@@ -91,6 +99,7 @@ void readFeatures(VkPhysicalDevice device, DeviceInfo& info) {
     info.sampler_mirror_clamp_to_edge = v12.samplerMirrorClampToEdge;
     info.shader_buffer_float32_atomics = atomic_float.shaderBufferFloat32Atomics;
     info.shader_buffer_float32_atomic_add = atomic_float.shaderBufferFloat32AtomicAdd;
+    info.pipeline_statistics = executables.pipelineExecutableInfo;
 }
 
 void readQueueFamilies(VkPhysicalDevice device, DeviceInfo& info) {
