@@ -7,7 +7,8 @@ x invocations) and its shared memory bound how many workgroups a multiprocessor 
 the Vulkan driver picks the registers itself, so a shader whose loads, butterflies and twiddles
 keep many values live may end up with few workgroups per multiprocessor. For each N this
 script makes the shaders of ``vd.fft.fft`` of (batch, N) complex64 rows (--mib MiB, as
-benchmarks/fft.py does: one pass, or the four-step passes A and B) and asks the driver for
+benchmarks/fft.py does: one pass, or the four-step passes A and B), of ``vd.fft.convolve``
+(--conv-sizes) and the strided pass of ``vd.fft.fft2`` (--two-d), and asks the driver for
 their statistics (``ShaderFunction.pipeline_statistics()``). No timing: a diagnostic beside
 fft.py and fft_passes.py.
 
@@ -21,7 +22,8 @@ reserved a workgroup, 32 workgroups; the driver may give shared memory a smaller
 printed only for NVIDIA devices; other drivers' statistics are listed as they report them. A
 driver that reports none (lavapipe) is said so.
 
-    python benchmarks/fft_registers.py [--sizes 6 8 10 11 12 13 14 16 18 20] [--mib 256]
+    python benchmarks/fft_registers.py [--sizes 6 8 10 11 12 13 14 16 18 20]
+                                       [--conv-sizes 10 12] [--two-d 1024] [--mib 256]
 """
 from __future__ import annotations
 
@@ -35,14 +37,30 @@ REGISTERS, REGISTER_UNIT, WARP = 65536, 256, 32
 INVOCATIONS, SHARED, SHARED_RESERVED, GROUPS = 2048, 228 << 10, 1 << 10, 32
 
 
+def convolution(n: int, mib: int) -> list[tuple[str, ShaderFunction]]:
+    """``vd.fft.convolve``'s fused shader of (batch, n) rows."""
+    return [("convolve", vd.fft.make_convolution_shader((max(1, (mib << 20) // (8 * n)), n)))]
+
+
+def columns(n: int, mib: int) -> list[tuple[str, ShaderFunction]]:
+    """The strided pass of ``vd.fft.fft2`` of (batch, n, n): lines along axis 1."""
+    batch = max(1, (mib << 20) // (8 * n * n))
+    return passes(vd.fft.make_fft_shader((batch, n, n), 1), "fft2 columns: ")
+
+
 def shaders(n: int, mib: int) -> list[tuple[str, ShaderFunction]]:
-    batch = max(1, (mib << 20) // (8 * n))
-    plan = vd.fft.make_fft_shader((batch, n), -1)
+    """``vd.fft.fft``'s shaders of (batch, n) rows."""
+    return passes(vd.fft.make_fft_shader((max(1, (mib << 20) // (8 * n)), n), -1))
+
+
+def passes(plan, prefix: str = "") -> list[tuple[str, ShaderFunction]]:
+    """The shaders of an FFT plan: one pass, or the four-step passes A and B (none listed for
+    Rader's and Bluestein's plans)."""
     if isinstance(plan, FourStepFFT):
-        return [(f"pass A ({plan.n2}-point lines)", plan.pass_a),
-                (f"pass B ({plan.n1}-point lines)", plan.pass_b)]
+        return [(f"{prefix}pass A ({plan.n2}-point lines)", plan.pass_a),
+                (f"{prefix}pass B ({plan.n1}-point lines)", plan.pass_b)]
     if isinstance(plan, ShaderFunction):
-        return [("one pass", plan)]
+        return [(f"{prefix}one pass", plan)]
     return []
 
 
@@ -62,6 +80,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*",
                         default=[6, 8, 10, 11, 12, 13, 14, 16, 18, 20], help="log2 N")
+    parser.add_argument("--conv-sizes", type=int, nargs="*", default=[10, 12],
+                        help="log2 N of the fused convolutions")
+    parser.add_argument("--two-d", type=int, nargs="*", default=[1024],
+                        help="N of the N x N transforms whose strided pass is listed")
     parser.add_argument("--mib", type=int, default=256, help="MiB of rows (sets the batch)")
     args = parser.parse_args()
     info = vd.get_context().device_infos[0]
@@ -71,8 +93,10 @@ def main() -> None:
     header += (["registers", "shared bytes", "groups by registers", "by shared", "by invocations",
                 "resident invocations"] if nvidia else ["statistics"])
     print("| " + " | ".join(header) + " |\n|" + "|".join("--:" for _ in header) + "|")
-    for log2 in args.sizes:
-        for label, shader in shaders(1 << log2, args.mib):
+    rows = ([(1 << k, shaders) for k in args.sizes] + [(1 << k, convolution) for k in
+            args.conv_sizes] + [(n, columns) for n in args.two_d])
+    for n, make in rows:
+        for label, shader in make(n, args.mib):
             try:
                 statistics = shader.pipeline_statistics()
             except ValueError as error:
@@ -84,7 +108,7 @@ def main() -> None:
             (program, values), = statistics.items()
             cells = (nvidia_row(values, invocations) if nvidia else
                      [f"{program}: " + ", ".join(f"{k} {v}" for k, v in values.items())])
-            print("| " + " | ".join([str(1 << log2), label, str(invocations)] + cells) + " |")
+            print("| " + " | ".join([str(n), label, str(invocations)] + cells) + " |")
 
 
 if __name__ == "__main__":
