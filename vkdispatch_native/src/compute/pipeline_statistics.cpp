@@ -87,8 +87,11 @@ std::vector<PipelineStatistic> pipelineStatistics(Context& context, int device_i
     if (!device.reportsPipelineStatistics())
         throw InvalidArgumentError(
             "device " + std::to_string(device_index) + " ('" + device.info().device_name +
-            "') reports no pipeline statistics: its driver lacks "
-            "VK_KHR_pipeline_executable_properties");
+            "') reports no pipeline statistics: " +
+            (device.info().pipeline_statistics
+                 ? "its VkDevice was created outside vkdispatch without "
+                   "VK_KHR_pipeline_executable_properties"
+                 : "its driver lacks VK_KHR_pipeline_executable_properties"));
     checkPlanArguments(context, spirv, bindings, push_constant_size, name, {});
     const ComputePlan::DeviceObjects objects =
         createPipelineObjects(device, spirv, bindings, push_constant_size, name, VK_NULL_HANDLE,
