@@ -210,4 +210,10 @@ MUTANTS = [
            "uint32_t pushRange(uint32_t bytes) { return (bytes + 3u) & ~3u; }",
            "uint32_t pushRange(uint32_t bytes) { return bytes; }", "gtest-debug",
            "KomputeFloat16Device.*"),
+    Mutant("pipeline-statistics-device-unnamed", "a driver without pipeline statistics is "
+           "refused without naming the device",
+           "vkdispatch_native/src/compute/pipeline_statistics.cpp",
+           "\"device \" + std::to_string(device_index) + \" ('\" + device.info().device_name +",
+           "\"device \" + std::to_string(device_index) + \" ('\" +", "gtest",
+           "PipelineStatistics.*"),
 ]
