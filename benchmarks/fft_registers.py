@@ -28,6 +28,7 @@ driver that reports none (lavapipe) is said so.
 from __future__ import annotations
 
 import argparse
+import math
 
 import vkdispatch as vd
 from vkdispatch.fft.multi_pass import FourStepFFT
@@ -102,9 +103,7 @@ def main() -> None:
             except ValueError as error:
                 print(f"\n{error}")
                 return
-            invocations = 1
-            for extent in shader.local_size:
-                invocations *= extent
+            invocations = math.prod(shader.local_size)
             (program, values), = statistics.items()
             cells = (nvidia_row(values, invocations) if nvidia else
                      [f"{program}: " + ", ".join(f"{k} {v}" for k, v in values.items())])

@@ -37,6 +37,20 @@ cdef class NativePipelineCache(Closable):
         return 0
 
 
+cdef vector[cp.BindingType] _binding_types(list bindings) except *:
+    """The native binding types of 0.1.0's binding type codes (checked natively)."""
+    cdef vector[cp.BindingType] types
+    for code in bindings:
+        types.push_back(<cp.BindingType>(<int>code))
+    return types
+
+
+cdef uint32_t _push_constant_size(int pc_size, str name) except? 0:
+    if pc_size < 0:
+        _invalid(f"pc_size: the push-constant size of '{name}' must be >= 0, got {pc_size}")
+    return pc_size
+
+
 cdef class NativeComputePlan(Closable):
     """A compute pipeline (SPIR-V, bindings, push-constant size) on every device."""
     cdef NativeContext context
@@ -48,14 +62,9 @@ cdef class NativeComputePlan(Closable):
                   str name, NativePipelineCache cache=None):
         cdef rt.Context* native_ctx = _open_context(ctx, self, f"the compute plan '{name}'")
         cdef string label = name.encode()
-        cdef vector[cp.BindingType] types
+        cdef vector[cp.BindingType] types = _binding_types(bindings)
         cdef cp.PipelineCache* native_cache = NULL
-        cdef uint32_t size
-        if pc_size < 0:
-            _invalid(f"pc_size: the push-constant size of '{name}' must be >= 0, got {pc_size}")
-        size = pc_size
-        for code in bindings:
-            types.push_back(<cp.BindingType>(<int>code))
+        cdef uint32_t size = _push_constant_size(pc_size, name)
         cdef list entered = []
         cdef vector[uint32_t] words = cp.spirvFromBytes(<const uint8_t*><const char*>spirv,
                                                         len(spirv), label)
@@ -111,15 +120,11 @@ def pipeline_statistics(NativeContext ctx, int device_index, bytes spirv not Non
     NativeComputePlan takes them) to: ``(executable, name, description, value)`` per statistic
     it reports, ``value`` a bool, int or float."""
     cdef string label = name.encode()
-    cdef vector[cp.BindingType] types
+    cdef vector[cp.BindingType] types = _binding_types(bindings)
+    cdef uint32_t size = _push_constant_size(pc_size, name)
     cdef vector[cp.PipelineStatistic] statistics
-    if pc_size < 0:
-        _invalid(f"pc_size: the push-constant size of '{name}' must be >= 0, got {pc_size}")
-    for code in bindings:
-        types.push_back(<cp.BindingType>(<int>code))
     cdef vector[uint32_t] words = cp.spirvFromBytes(<const uint8_t*><const char*>spirv,
                                                     len(spirv), label)
-    cdef uint32_t size = pc_size
     ctx.enter()
     try:
         with nogil:
