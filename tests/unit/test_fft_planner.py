@@ -657,6 +657,63 @@ def test_grid_staged_store_rows_fit_and_spread_over_the_banks(shape, compute_typ
     assert np.bincount(banks, minlength=32).max() == -(-banks.size // 32)
 
 
+def _extra_bank_passes(indices: np.ndarray, item_size: int) -> int:
+    """Shared-memory passes beyond the least for one access of a subgroup's lanes (element
+    ``indices`` of ``item_size`` bytes each): the banks serve 128 bytes a pass, so the lanes
+    go in phases of ``128 / item_size`` and a phase takes as many passes as its busiest bank
+    has distinct words."""
+    words = item_size // 4
+    extra = 0
+    for start in range(0, indices.size, 32 // words):
+        phase = indices[start:start + 32 // words]
+        addresses = np.unique((phase[:, None] * words + np.arange(words)).ravel())
+        extra += np.bincount(addresses % 32, minlength=32).max() - -(-addresses.size // 32)
+    return extra
+
+
+def _exchange_bank_conflicts(grid: FFTGridManager, config: FFTConfig) -> int:
+    """Extra passes of the first subgroup's exchange accesses (every stage's output stores
+    and every later stage's input loads) at the grid's row pitch."""
+    lanes = np.arange(NVIDIA.subgroup_size)
+    slot, tid = lanes // grid.threads, lanes % grid.threads
+    extra = 0
+    for index, stage in enumerate(config.stages):
+        for instance in range(stage.instance_count):
+            j = tid + instance * stage.threads
+            valid = j < stage.butterflies
+            for m in range(stage.radix):
+                accesses = [output_position(stage, output_base(stage, j), m)]
+                if index > 0:
+                    accesses.append(input_position(stage, j, m))
+                for positions in accesses:
+                    indices = grid.sdata_index(positions[valid], slot[valid])
+                    extra += _extra_bank_passes(np.asarray(indices), config.sdata_item_size)
+    return extra
+
+
+@pytest.mark.parametrize("n, compute_type", [
+    *[(n, dt.complex64) for n in (18, 20, 24, 25, 27, 32, 36, 48, 49, 64, 81, 100, 128)],
+    *[(n, ct) for n in (20, 24, 48, 64) for ct in (dt.complex32, dt.complex128)],
+])
+def test_grid_line_pitch_spreads_short_lines_exchanges_over_the_banks(n, compute_type):
+    """Lines of 2..16 threads, several a group: their exchanges through shared memory take
+    fewer bank passes at the grid's row pitch than at an odd one (what one thread a line
+    needs), none beyond the least for the power-of-two lengths in complex64, and the group's
+    rows still fit the shared memory. (Odd thread counts in complex32 / complex128 gain
+    less or nothing: their strided stores fall on other banks.)"""
+    config = FFTConfig((4096, n), 1, compute_type=compute_type, limits=NVIDIA)
+    grid = FFTGridManager(config, declare_variables=False)
+    assert grid.lines_per_group > 1 and 1 < grid.threads <= 16
+    assert grid.row_pitch >= config.sdata_row_size_padded
+    assert grid.sdata_size * config.sdata_item_size <= NVIDIA.max_shared_memory
+    conflicts = _exchange_bank_conflicts(grid, config)
+    pitch = grid.row_pitch
+    grid.row_pitch = config.sdata_row_size_padded | 1
+    assert conflicts < _exchange_bank_conflicts(grid, config)
+    if compute_type is dt.complex64 and n & (n - 1) == 0:
+        assert conflicts == 0, f"row pitch {pitch}"
+
+
 def test_grid_stages_stores_only_of_strided_groups_on_gpus():
     strided = ((2, 512, 512), 1)
     assert not FFTGridManager(FFTConfig(*strided, limits=NVIDIA),
