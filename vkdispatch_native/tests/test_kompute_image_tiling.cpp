@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,23 @@ const std::string kOptimalRefused =
     "Kompute Image with optimal tiling is only supported for eDevice and eStorage images";
 
 #define KP_REQUIRE_DEVICE() VKD_REQUIRE_DEVICE()
+
+// Makes a host image and checks it; a device that pads the rows of linear images past their
+// texels (NVIDIA does for these widths, lavapipe does not) refuses host images instead, with
+// the message test_kp_image.py checks, and only that refusal passes here.
+template <typename Make, typename Check>
+void withHostImage(Make make, Check check) {
+    decltype(make()) image;
+    try {
+        image = make();
+    } catch (const std::runtime_error& error) {
+        EXPECT_NE(std::string(error.what()).find("pads the rows of linear images"),
+                  std::string::npos)
+            << error.what();
+        return;
+    }
+    check(image);
+}
 
 }  // namespace
 
@@ -54,9 +72,12 @@ TEST_F(KomputeImageTiling, DimensionsOnlyGiveAFloatImageOfZerosThatRoundTrips) {
     sequence->eval<kp::OpSyncLocal>({image});
     EXPECT_EQ(image->vector(), values);
 
-    auto host = mgr.image(width, height, channels, Types::eHost);
-    EXPECT_EQ(host->memoryType(), Types::eHost);
-    EXPECT_EQ(host->getTiling(), vk::ImageTiling::eLinear);  // Kompute's default for host types
+    withHostImage([&] { return mgr.image(width, height, channels, Types::eHost); },
+                  [](const auto& host) {
+                      EXPECT_EQ(host->memoryType(), Types::eHost);
+                      // Kompute's default for host types:
+                      EXPECT_EQ(host->getTiling(), vk::ImageTiling::eLinear);
+                  });
 }
 
 TEST_F(KomputeImageTiling, EveryAllowedTilingCarriesRandomDataThroughAShader) {
@@ -112,8 +133,9 @@ TEST_F(KomputeImageTiling, EveryOverloadKeepsItsTilingThroughCopies) {
         EXPECT_EQ(typed->vector(), values) << vk::to_string(tiling);
         EXPECT_EQ(raw->vector<int32_t>(), values) << vk::to_string(tiling);
     }
-    auto floats = mgr.imageT<float>(16, height, 1, vk::ImageTiling::eLinear, Types::eHost);
-    EXPECT_EQ(floats->getTiling(), vk::ImageTiling::eLinear);
+    withHostImage(
+        [&] { return mgr.imageT<float>(16, height, 1, vk::ImageTiling::eLinear, Types::eHost); },
+        [](const auto& floats) { EXPECT_EQ(floats->getTiling(), vk::ImageTiling::eLinear); });
 }
 
 TEST_F(KomputeImageTiling, OptimalTilingOfHostVisibleImagesIsRefused) {

@@ -42,21 +42,13 @@ public:
     void recordCopyFrom(const vk::CommandBuffer& cb, const std::shared_ptr<Memory>& other) override;
     /// Copies the image into `buffer` (tightly packed), as a tensor's copy from an image does.
     void recordCopyToBuffer(const vk::CommandBuffer& cb, VkBuffer buffer);
-    /// Orders the image after earlier work (it stays in the GENERAL layout).
-    void recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
-                                    vk::AccessFlagBits dst_access,
-                                    vk::PipelineStageFlagBits src_stage,
-                                    vk::PipelineStageFlagBits dst_stage) override;
-    void recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
-                                    vk::AccessFlagBits dst_access,
-                                    vk::PipelineStageFlagBits src_stage,
-                                    vk::PipelineStageFlagBits dst_stage) override;
-    vk::DescriptorType getDescriptorType() const noexcept override {
-        return vk::DescriptorType::eStorageImage;
-    }
     void writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) override;
 
 private:
+    /// A transition to GENERAL after all earlier work, so the source masks go unused.
+    void recordPrimaryBarrier(const vk::CommandBuffer& cb, const Barrier& barrier) override;
+    VkBuffer stagingBuffer() const override;
+
     struct Resources;
     Resources& resources() const;  // std::runtime_error after destroy()
 

@@ -90,21 +90,33 @@ public:
     /// Records a GPU copy of `other`'s primary resource into this one's.
     virtual void recordCopyFrom(const vk::CommandBuffer& cb,
                                 const std::shared_ptr<Memory>& other) = 0;
-    virtual void recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb,
-                                            vk::AccessFlagBits src_access,
-                                            vk::AccessFlagBits dst_access,
-                                            vk::PipelineStageFlagBits src_stage,
-                                            vk::PipelineStageFlagBits dst_stage) = 0;
-    virtual void recordStagingMemoryBarrier(const vk::CommandBuffer& cb,
-                                            vk::AccessFlagBits src_access,
-                                            vk::AccessFlagBits dst_access,
-                                            vk::PipelineStageFlagBits src_stage,
-                                            vk::PipelineStageFlagBits dst_stage) = 0;
-    virtual vk::DescriptorType getDescriptorType() const noexcept = 0;
+    /// Records a barrier on the primary resource: a tensor's buffer, or an image (which stays in
+    /// the GENERAL layout). Throws std::runtime_error after destroy().
+    void recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                    vk::AccessFlagBits dst_access,
+                                    vk::PipelineStageFlagBits src_stage,
+                                    vk::PipelineStageFlagBits dst_stage);
+    /// Records a barrier on the staging buffer (eDevice only; nothing for the other memory
+    /// types). Throws std::runtime_error after destroy().
+    void recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                    vk::AccessFlagBits dst_access,
+                                    vk::PipelineStageFlagBits src_stage,
+                                    vk::PipelineStageFlagBits dst_stage);
+    /// What a shader binds it as, which follows from type().
+    vk::DescriptorType getDescriptorType() const noexcept {
+        return type() == Type::eImage ? vk::DescriptorType::eStorageImage
+                                      : vk::DescriptorType::eStorageBuffer;
+    }
     /// Writes this object into binding `binding` of `set`.
     virtual void writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) = 0;
 
 protected:
+    /// The access and stage masks of a barrier.
+    struct Barrier {
+        vk::AccessFlagBits src_access, dst_access;
+        vk::PipelineStageFlagBits src_stage, dst_stage;
+    };
+
     /// Copies `data` (memorySize() bytes; null: zeros) into the host view, if there is one.
     void fillHostView(const void* data);
     /// Waits until the device finished the work submitted so far, which may use the resources
@@ -125,6 +137,13 @@ protected:
     MemoryTypes m_memory_type;
     uint32_t m_x, m_y;
     std::shared_ptr<void> m_host;  // the host view (owning its memory), set by the subclass
+
+private:
+    /// recordPrimaryMemoryBarrier() on the subclass's own kind of resource.
+    virtual void recordPrimaryBarrier(const vk::CommandBuffer& cb, const Barrier& barrier) = 0;
+    /// The staging buffer (VK_NULL_HANDLE unless eDevice). Throws std::runtime_error after
+    /// destroy().
+    virtual VkBuffer stagingBuffer() const = 0;
 };
 
 template <typename T>

@@ -29,20 +29,12 @@ public:
     void recordCopyFromStagingToDevice(const vk::CommandBuffer& cb) override;
     void recordCopyFromDeviceToStaging(const vk::CommandBuffer& cb) override;
     void recordCopyFrom(const vk::CommandBuffer& cb, const std::shared_ptr<Memory>& other) override;
-    void recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
-                                    vk::AccessFlagBits dst_access,
-                                    vk::PipelineStageFlagBits src_stage,
-                                    vk::PipelineStageFlagBits dst_stage) override;
-    void recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
-                                    vk::AccessFlagBits dst_access,
-                                    vk::PipelineStageFlagBits src_stage,
-                                    vk::PipelineStageFlagBits dst_stage) override;
-    vk::DescriptorType getDescriptorType() const noexcept override {
-        return vk::DescriptorType::eStorageBuffer;
-    }
     void writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) override;
 
 private:
+    void recordPrimaryBarrier(const vk::CommandBuffer& cb, const Barrier& barrier) override;
+    VkBuffer stagingBuffer() const override;
+
     struct Buffers;
     std::shared_ptr<Buffers> m_buffers;  // null after destroy(); host views may hold it longer
 };

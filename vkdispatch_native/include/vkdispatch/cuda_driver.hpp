@@ -73,6 +73,42 @@ static_assert(sizeof(ExternalSemaphoreFenceParams) == 144, "the driver's paramet
 
 }  // namespace cuda
 
+// The driver entry points used, each as X(member, suffix, parameters): the member is the
+// driver's symbol `member` + `suffix` ("_v2" where the plain name keeps an older ABI), taking
+// `parameters` and returning cuda::Result. The one list both declares and loads the members.
+#define VKDISPATCH_CUDA_DRIVER_FUNCTIONS(X)                                                     \
+    X(cuInit, "", (unsigned int))                                                               \
+    X(cuDeviceGetCount, "", (int*))                                                             \
+    X(cuDeviceGet, "", (cuda::Device*, int))                                                    \
+    X(cuDeviceGetUuid, "", (std::array<uint8_t, 16>*, cuda::Device))                            \
+    X(cuDevicePrimaryCtxRetain, "", (cuda::Context*, cuda::Device))                             \
+    X(cuDevicePrimaryCtxRelease, "_v2", (cuda::Device))                                         \
+    X(cuCtxPushCurrent, "_v2", (cuda::Context))                                                 \
+    X(cuCtxPopCurrent, "_v2", (cuda::Context*))                                                 \
+    X(cuCtxSynchronize, "", ())                                                                 \
+    X(cuImportExternalMemory, "",                                                               \
+      (cuda::ExternalMemory*, const cuda::ExternalMemoryHandleDesc*))                           \
+    X(cuExternalMemoryGetMappedBuffer, "",                                                      \
+      (cuda::DevicePointer*, cuda::ExternalMemory, const cuda::ExternalMemoryBufferDesc*))      \
+    X(cuDestroyExternalMemory, "", (cuda::ExternalMemory))                                      \
+    X(cuMemFree, "_v2", (cuda::DevicePointer))                                                  \
+    X(cuMemAlloc, "_v2", (cuda::DevicePointer*, size_t))                                        \
+    X(cuMemcpyDtoD, "_v2", (cuda::DevicePointer, cuda::DevicePointer, size_t))                  \
+    X(cuMemcpyPeer, "",                                                                         \
+      (cuda::DevicePointer, cuda::Context, cuda::DevicePointer, cuda::Context, size_t))         \
+    X(cuDeviceCanAccessPeer, "", (int*, cuda::Device, cuda::Device))                            \
+    X(cuCtxEnablePeerAccess, "", (cuda::Context, unsigned int))                                 \
+    X(cuGetErrorString, "", (cuda::Result, const char**))                                       \
+    X(cuImportExternalSemaphore, "",                                                            \
+      (cuda::ExternalSemaphore*, const cuda::ExternalSemaphoreHandleDesc*))                     \
+    X(cuSignalExternalSemaphoresAsync, "",                                                      \
+      (const cuda::ExternalSemaphore*, const cuda::ExternalSemaphoreFenceParams*, unsigned int, \
+       cuda::Stream))                                                                           \
+    X(cuWaitExternalSemaphoresAsync, "",                                                        \
+      (const cuda::ExternalSemaphore*, const cuda::ExternalSemaphoreFenceParams*, unsigned int, \
+       cuda::Stream))                                                                           \
+    X(cuDestroyExternalSemaphore, "", (cuda::ExternalSemaphore))
+
 class CudaDriver {
 public:
     /// The loaded driver, or nullptr when libcuda.so.1 is missing, lacks an entry point, or
@@ -111,38 +147,10 @@ public:
         return true;
     }
 
-    cuda::Result (*cuInit)(unsigned int) = nullptr;
-    cuda::Result (*cuDeviceGetCount)(int*) = nullptr;
-    cuda::Result (*cuDeviceGet)(cuda::Device*, int) = nullptr;
-    cuda::Result (*cuDeviceGetUuid)(std::array<uint8_t, 16>*, cuda::Device) = nullptr;
-    cuda::Result (*cuDevicePrimaryCtxRetain)(cuda::Context*, cuda::Device) = nullptr;
-    cuda::Result (*cuDevicePrimaryCtxRelease)(cuda::Device) = nullptr;
-    cuda::Result (*cuCtxPushCurrent)(cuda::Context) = nullptr;
-    cuda::Result (*cuCtxPopCurrent)(cuda::Context*) = nullptr;
-    cuda::Result (*cuCtxSynchronize)() = nullptr;
-    cuda::Result (*cuImportExternalMemory)(cuda::ExternalMemory*,
-                                           const cuda::ExternalMemoryHandleDesc*) = nullptr;
-    cuda::Result (*cuExternalMemoryGetMappedBuffer)(cuda::DevicePointer*, cuda::ExternalMemory,
-                                                    const cuda::ExternalMemoryBufferDesc*) =
-        nullptr;
-    cuda::Result (*cuDestroyExternalMemory)(cuda::ExternalMemory) = nullptr;
-    cuda::Result (*cuMemFree)(cuda::DevicePointer) = nullptr;
-    cuda::Result (*cuMemAlloc)(cuda::DevicePointer*, size_t) = nullptr;
-    cuda::Result (*cuMemcpyDtoD)(cuda::DevicePointer, cuda::DevicePointer, size_t) = nullptr;
-    cuda::Result (*cuMemcpyPeer)(cuda::DevicePointer, cuda::Context, cuda::DevicePointer,
-                                 cuda::Context, size_t) = nullptr;
-    cuda::Result (*cuDeviceCanAccessPeer)(int*, cuda::Device, cuda::Device) = nullptr;
-    cuda::Result (*cuCtxEnablePeerAccess)(cuda::Context, unsigned int) = nullptr;
-    cuda::Result (*cuGetErrorString)(cuda::Result, const char**) = nullptr;
-    cuda::Result (*cuImportExternalSemaphore)(cuda::ExternalSemaphore*,
-                                              const cuda::ExternalSemaphoreHandleDesc*) = nullptr;
-    cuda::Result (*cuSignalExternalSemaphoresAsync)(const cuda::ExternalSemaphore*,
-                                                    const cuda::ExternalSemaphoreFenceParams*,
-                                                    unsigned int, cuda::Stream) = nullptr;
-    cuda::Result (*cuWaitExternalSemaphoresAsync)(const cuda::ExternalSemaphore*,
-                                                  const cuda::ExternalSemaphoreFenceParams*,
-                                                  unsigned int, cuda::Stream) = nullptr;
-    cuda::Result (*cuDestroyExternalSemaphore)(cuda::ExternalSemaphore) = nullptr;
+#define VKDISPATCH_CUDA_MEMBER(name, suffix, parameters) \
+    cuda::Result(*name) parameters = nullptr;
+    VKDISPATCH_CUDA_DRIVER_FUNCTIONS(VKDISPATCH_CUDA_MEMBER)
+#undef VKDISPATCH_CUDA_MEMBER
 
 private:
     friend struct CudaDriverLoader;

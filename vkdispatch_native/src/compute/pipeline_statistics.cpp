@@ -2,6 +2,7 @@
 
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/vulkan_list.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -32,39 +33,23 @@ PipelineStatistic fromVulkan(const std::string& executable,
     return out;
 }
 
-// Vulkan's two calls of a list: its length, then its items (copies of `blank`, whose sType
-// the driver expects).
-template <typename T, typename Query>
-std::vector<T> listOf(const T& blank, Query query, const std::string& what) {
-    uint32_t count = 0;
-    VK_CHECK(query(&count, nullptr), what);
-    std::vector<T> items(count, blank);
-    VK_CHECK(query(&count, items.data()), what);
-    items.resize(count);
-    return items;
-}
-
 std::vector<PipelineStatistic> statisticsOf(VkDevice device, VkPipeline pipeline,
                                             const std::string& name) {
     VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
     info.pipeline = pipeline;
-    const auto executables = listOf<VkPipelineExecutablePropertiesKHR>(
-        {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR},
-        [&](uint32_t* count, VkPipelineExecutablePropertiesKHR* items) {
-            return vkGetPipelineExecutablePropertiesKHR(device, &info, count, items);
-        },
-        "listing the executables of '" + name + "'");
+    const auto executables = detail::listOf(
+        VkPipelineExecutablePropertiesKHR{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR},
+        "listing the executables of '" + name + "'", vkGetPipelineExecutablePropertiesKHR, device,
+        &info);
     std::vector<PipelineStatistic> out;
     for (uint32_t index = 0; index < executables.size(); ++index) {
         VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
         executable.pipeline = pipeline;
         executable.executableIndex = index;
-        const auto statistics = listOf<VkPipelineExecutableStatisticKHR>(
-            {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR},
-            [&](uint32_t* count, VkPipelineExecutableStatisticKHR* items) {
-                return vkGetPipelineExecutableStatisticsKHR(device, &executable, count, items);
-            },
-            "reading the statistics of '" + name + "'");
+        const auto statistics = detail::listOf(
+            VkPipelineExecutableStatisticKHR{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR},
+            "reading the statistics of '" + name + "'", vkGetPipelineExecutableStatisticsKHR,
+            device, &executable);
         for (const auto& statistic : statistics)
             out.push_back(fromVulkan(executables[index].name, statistic));
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "vkdispatch/vulkan_list.hpp"
+
 namespace vkdispatch {
 namespace {
 
@@ -42,11 +44,8 @@ const char* CalibratedClock::extensionFor(VkInstance instance, VkPhysicalDevice 
     const auto domains_of = reinterpret_cast<PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT>(
         vkGetInstanceProcAddr(instance, isKhr(extension) ? kKhrDomains : kExtDomains));
     if (domains_of == nullptr) return nullptr;
-    uint32_t count = 0;
-    if (domains_of(physical, &count, nullptr) != VK_SUCCESS) return nullptr;
-    std::vector<VkTimeDomainEXT> domains(count);
-    if (domains_of(physical, &count, domains.data()) != VK_SUCCESS) return nullptr;
-    domains.resize(count);
+    std::vector<VkTimeDomainEXT> domains;
+    if (detail::listInto(domains, {}, domains_of, physical) != VK_SUCCESS) return nullptr;
     return calibratesHostClock(domains) ? extension : nullptr;
 }
 

@@ -9,17 +9,14 @@
 #include "vkdispatch/device_selection.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/instance.hpp"
+#include "vkdispatch/vulkan_list.hpp"
 
 namespace vkdispatch {
 namespace {
 
 std::vector<std::string> availableExtensions(VkPhysicalDevice device) {
-    uint32_t count = 0;
-    VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr),
-             "listing device extensions");
-    std::vector<VkExtensionProperties> props(count);
-    VK_CHECK(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, props.data()),
-             "listing device extensions");
+    const auto props = detail::listOf(VkExtensionProperties{}, "listing device extensions",
+                                      vkEnumerateDeviceExtensionProperties, device, nullptr);
     std::vector<std::string> names;
     for (const auto& p : props) names.emplace_back(p.extensionName);
     return names;

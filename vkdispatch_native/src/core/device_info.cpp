@@ -3,15 +3,14 @@
 #include <string>
 
 #include "vkdispatch/instance.hpp"
+#include "vkdispatch/vulkan_list.hpp"
 
 namespace vkdispatch {
 namespace {
 
 bool hasDeviceExtension(VkPhysicalDevice device, const char* name) {
-    uint32_t count = 0;
-    vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
-    std::vector<VkExtensionProperties> extensions(count);
-    vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
+    const auto extensions = detail::listOf(VkExtensionProperties{}, "listing device extensions",
+                                           vkEnumerateDeviceExtensionProperties, device, nullptr);
     for (const auto& ext : extensions)
         if (std::strcmp(ext.extensionName, name) == 0) return true;
     return false;
@@ -103,10 +102,8 @@ void readFeatures(VkPhysicalDevice device, DeviceInfo& info) {
 }
 
 void readQueueFamilies(VkPhysicalDevice device, DeviceInfo& info) {
-    uint32_t count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
-    std::vector<VkQueueFamilyProperties> families(count);
-    vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
+    const auto families = detail::listOf(VkQueueFamilyProperties{}, "reading queue families",
+                                         vkGetPhysicalDeviceQueueFamilyProperties, device);
     for (const auto& family : families)
         info.queue_families.push_back({family.queueCount, family.queueFlags});
 }

@@ -10,6 +10,7 @@
 #include "debug_printf.hpp"
 #include "vkdispatch/errors.hpp"
 #include "vkdispatch/log.hpp"
+#include "vkdispatch/vulkan_list.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -43,22 +44,16 @@ std::string driverOverride() {
 }
 
 bool hasLayer(const char* name) {
-    uint32_t count = 0;
-    VK_CHECK(vkEnumerateInstanceLayerProperties(&count, nullptr), "listing instance layers");
-    std::vector<VkLayerProperties> layers(count);
-    VK_CHECK(vkEnumerateInstanceLayerProperties(&count, layers.data()), "listing instance layers");
+    const auto layers = detail::listOf(VkLayerProperties{}, "listing instance layers",
+                                       vkEnumerateInstanceLayerProperties);
     for (const auto& layer : layers)
         if (std::strcmp(layer.layerName, name) == 0) return true;
     return false;
 }
 
 bool hasInstanceExtension(const char* name, const char* layer) {
-    uint32_t count = 0;
-    VK_CHECK(vkEnumerateInstanceExtensionProperties(layer, &count, nullptr),
-             "listing instance extensions");
-    std::vector<VkExtensionProperties> extensions(count);
-    VK_CHECK(vkEnumerateInstanceExtensionProperties(layer, &count, extensions.data()),
-             "listing instance extensions");
+    const auto extensions = detail::listOf(VkExtensionProperties{}, "listing instance extensions",
+                                           vkEnumerateInstanceExtensionProperties, layer);
     for (const auto& ext : extensions)
         if (std::strcmp(ext.extensionName, name) == 0) return true;
     return false;
@@ -141,18 +136,15 @@ Instance::Instance(VkInstance existing) : m_owned(false), m_instance(existing) {
 }
 
 void Instance::enumerateDevices() {
-    uint32_t count = 0;
-    const VkResult listed = vkEnumeratePhysicalDevices(m_instance, &count, nullptr);
+    const VkResult listed =
+        detail::listInto(m_physical_devices, {}, vkEnumeratePhysicalDevices, m_instance);
     // The loader's answer when every driver it found reports no device (e.g. only Mesa's Intel
     // driver, on a machine without an Intel GPU).
     if (listed == VK_ERROR_INITIALIZATION_FAILED)
         throwNoDriver("the Vulkan drivers found report no device (vkEnumeratePhysicalDevices "
                       "returned VK_ERROR_INITIALIZATION_FAILED)");
     VK_CHECK(listed, "listing physical devices");
-    m_physical_devices.resize(count);
-    VK_CHECK(vkEnumeratePhysicalDevices(m_instance, &count, m_physical_devices.data()),
-             "listing physical devices");
-    for (uint32_t i = 0; i < count; ++i)
+    for (size_t i = 0; i < m_physical_devices.size(); ++i)
         m_device_infos.push_back(queryDeviceInfo(m_physical_devices[i], static_cast<int>(i)));
 }
 

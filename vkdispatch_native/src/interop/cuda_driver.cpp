@@ -21,6 +21,15 @@ bool resolve(void* library, const char* name, Function& out, std::string& reason
     return out != nullptr;
 }
 
+// Stops at the first missing symbol, which `reason` then names.
+bool resolveAll(void* library, CudaDriver& driver, std::string& reason) {
+#define VKDISPATCH_CUDA_RESOLVE(name, suffix, parameters) \
+    if (!resolve(library, #name suffix, driver.name, reason)) return false;
+    VKDISPATCH_CUDA_DRIVER_FUNCTIONS(VKDISPATCH_CUDA_RESOLVE)
+#undef VKDISPATCH_CUDA_RESOLVE
+    return true;
+}
+
 }  // namespace
 
 struct CudaDriverLoader {
@@ -33,38 +42,7 @@ struct CudaDriverLoader {
             return loaded;
         }
         auto* driver = new CudaDriver();  // lives as long as the process
-        std::string& why = loaded.reason;
-        const bool complete =
-            resolve(library, "cuInit", driver->cuInit, why) &&
-            resolve(library, "cuDeviceGetCount", driver->cuDeviceGetCount, why) &&
-            resolve(library, "cuDeviceGet", driver->cuDeviceGet, why) &&
-            resolve(library, "cuDeviceGetUuid", driver->cuDeviceGetUuid, why) &&
-            resolve(library, "cuDevicePrimaryCtxRetain", driver->cuDevicePrimaryCtxRetain, why) &&
-            resolve(library, "cuDevicePrimaryCtxRelease_v2", driver->cuDevicePrimaryCtxRelease,
-                    why) &&
-            resolve(library, "cuCtxPushCurrent_v2", driver->cuCtxPushCurrent, why) &&
-            resolve(library, "cuCtxPopCurrent_v2", driver->cuCtxPopCurrent, why) &&
-            resolve(library, "cuCtxSynchronize", driver->cuCtxSynchronize, why) &&
-            resolve(library, "cuImportExternalMemory", driver->cuImportExternalMemory, why) &&
-            resolve(library, "cuExternalMemoryGetMappedBuffer",
-                    driver->cuExternalMemoryGetMappedBuffer, why) &&
-            resolve(library, "cuDestroyExternalMemory", driver->cuDestroyExternalMemory, why) &&
-            resolve(library, "cuMemFree_v2", driver->cuMemFree, why) &&
-            resolve(library, "cuMemAlloc_v2", driver->cuMemAlloc, why) &&
-            resolve(library, "cuMemcpyDtoD_v2", driver->cuMemcpyDtoD, why) &&
-            resolve(library, "cuMemcpyPeer", driver->cuMemcpyPeer, why) &&
-            resolve(library, "cuDeviceCanAccessPeer", driver->cuDeviceCanAccessPeer, why) &&
-            resolve(library, "cuCtxEnablePeerAccess", driver->cuCtxEnablePeerAccess, why) &&
-            resolve(library, "cuGetErrorString", driver->cuGetErrorString, why) &&
-            resolve(library, "cuImportExternalSemaphore", driver->cuImportExternalSemaphore,
-                    why) &&
-            resolve(library, "cuSignalExternalSemaphoresAsync",
-                    driver->cuSignalExternalSemaphoresAsync, why) &&
-            resolve(library, "cuWaitExternalSemaphoresAsync",
-                    driver->cuWaitExternalSemaphoresAsync, why) &&
-            resolve(library, "cuDestroyExternalSemaphore", driver->cuDestroyExternalSemaphore,
-                    why);
-        if (!complete) {
+        if (!resolveAll(library, *driver, loaded.reason)) {
             delete driver;
             return loaded;
         }

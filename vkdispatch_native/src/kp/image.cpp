@@ -215,24 +215,13 @@ void Image::recordCopyFrom(const vk::CommandBuffer& cb, const std::shared_ptr<Me
     r.settle(cb);
 }
 
-void Image::recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits,
-                                       vk::AccessFlagBits dst_access,
-                                       vk::PipelineStageFlagBits,
-                                       vk::PipelineStageFlagBits dst_stage) {
+void Image::recordPrimaryBarrier(const vk::CommandBuffer& cb, const Barrier& barrier) {
     resources().image->recordTransition(cb, VK_IMAGE_LAYOUT_GENERAL,
-                                        static_cast<VkPipelineStageFlags>(dst_stage),
-                                        static_cast<VkAccessFlags>(dst_access));
+                                        static_cast<VkPipelineStageFlags>(barrier.dst_stage),
+                                        static_cast<VkAccessFlags>(barrier.dst_access));
 }
 
-void Image::recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
-                                       vk::AccessFlagBits dst_access,
-                                       vk::PipelineStageFlagBits src_stage,
-                                       vk::PipelineStageFlagBits dst_stage) {
-    Resources& r = resources();
-    if (memoryType() != MemoryTypes::eDevice) return;
-    detail::bufferBarrier(cb, r.staging.buffer.get(), memorySize(), src_access, dst_access,
-                          src_stage, dst_stage);
-}
+VkBuffer Image::stagingBuffer() const { return resources().staging.buffer.get(); }
 
 void Image::writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) {
     const VkDescriptorImageInfo info{VK_NULL_HANDLE, resources().image->view(),

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "recording.hpp"
 #include "runtime.hpp"
 
 namespace kp {
@@ -81,6 +82,21 @@ void Memory::setData(const void* data, size_t bytes) {
     std::memcpy(rawData(), data, bytes);
 }
 
+void Memory::recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                        vk::AccessFlagBits dst_access,
+                                        vk::PipelineStageFlagBits src_stage,
+                                        vk::PipelineStageFlagBits dst_stage) {
+    recordPrimaryBarrier(cb, {src_access, dst_access, src_stage, dst_stage});
+}
+
+void Memory::recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
+                                        vk::AccessFlagBits dst_access,
+                                        vk::PipelineStageFlagBits src_stage,
+                                        vk::PipelineStageFlagBits dst_stage) {
+    const VkBuffer staging = stagingBuffer();  // first: a destroyed object of any type throws
+    if (memoryType() != MemoryTypes::eDevice) return;
+    detail::bufferBarrier(cb, staging, memorySize(), src_access, dst_access, src_stage, dst_stage);
+}
 
 void Memory::fillHostView(const void* data) {
     if (!m_host) return;

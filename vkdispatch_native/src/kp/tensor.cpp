@@ -121,23 +121,15 @@ void Tensor::recordCopyFrom(const vk::CommandBuffer& cb, const std::shared_ptr<M
                    memorySize());
 }
 
-void Tensor::recordPrimaryMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
-                                        vk::AccessFlagBits dst_access,
-                                        vk::PipelineStageFlagBits src_stage,
-                                        vk::PipelineStageFlagBits dst_stage) {
+void Tensor::recordPrimaryBarrier(const vk::CommandBuffer& cb, const Barrier& barrier) {
     if (!m_buffers) throw destroyedError();
-    detail::bufferBarrier(cb, getPrimaryBuffer(), memorySize(), src_access, dst_access, src_stage,
-                  dst_stage);
+    detail::bufferBarrier(cb, getPrimaryBuffer(), memorySize(), barrier.src_access,
+                          barrier.dst_access, barrier.src_stage, barrier.dst_stage);
 }
 
-void Tensor::recordStagingMemoryBarrier(const vk::CommandBuffer& cb, vk::AccessFlagBits src_access,
-                                        vk::AccessFlagBits dst_access,
-                                        vk::PipelineStageFlagBits src_stage,
-                                        vk::PipelineStageFlagBits dst_stage) {
+VkBuffer Tensor::stagingBuffer() const {
     if (!m_buffers) throw destroyedError();
-    if (memoryType() != MemoryTypes::eDevice) return;
-    detail::bufferBarrier(cb, m_buffers->staging.buffer.get(), memorySize(), src_access, dst_access,
-                  src_stage, dst_stage);
+    return m_buffers->staging.buffer.get();
 }
 
 void Tensor::writeDescriptor(VkDevice device, VkDescriptorSet set, uint32_t binding) {

@@ -7,6 +7,7 @@
 #include "vkdispatch/calibrated_clock.hpp"
 #include "vkdispatch/context.hpp"
 #include "vkdispatch/errors.hpp"
+#include "vkdispatch/vulkan_list.hpp"
 
 namespace vkdispatch {
 namespace {
@@ -18,11 +19,9 @@ uint64_t steadyNow() {
 }
 
 uint32_t timestampBits(VkPhysicalDevice physical, uint32_t family) {
-    uint32_t count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
-    std::vector<VkQueueFamilyProperties> families(count);
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
-    return family < count ? families[family].timestampValidBits : 0;
+    const auto families = detail::listOf(VkQueueFamilyProperties{}, "reading queue families",
+                                         vkGetPhysicalDeviceQueueFamilyProperties, physical);
+    return family < families.size() ? families[family].timestampValidBits : 0;
 }
 
 }  // namespace
