@@ -167,20 +167,20 @@ def plane_rows(n: int, side: int):
     return rows_in, rows_out
 
 
+def transform_op(name: str, title: str) -> Op:
+    """The transform ``name`` (and its inverse ``i{name}``) of every library: the
+    references' module, ``vd.fft`` and ``vd.vkfft`` each call the function of that name."""
+    def ours(module, function):
+        return lambda buffer, kernel, graph: getattr(module, function)(buffer, graph=graph)
+    return Op(name, title, lambda fft, x, k, **out: getattr(fft, name)(x, **out),
+              ours(vd.fft, name), vkfft=ours(vd.vkfft, name),
+              inverse=ours(vd.fft, "i" + name), vkfft_inverse=ours(vd.vkfft, "i" + name))
+
+
 CONV_TITLE = "(vd.fft.{}), ms and effective GB/s = 3 x bytes / time"
 OPS = {op.name: op for op in (
-    Op("fft", "Batched 1-D C2C complex64 FFT along the last axis (vd.fft.fft), GB/s",
-       lambda fft, x, k, **out: fft.fft(x, **out),
-       lambda buffer, kernel, graph: vd.fft.fft(buffer, graph=graph),
-       vkfft=lambda buffer, kernel, graph: vd.vkfft.fft(buffer, graph=graph),
-       inverse=lambda buffer, kernel, graph: vd.fft.ifft(buffer, graph=graph),
-       vkfft_inverse=lambda buffer, kernel, graph: vd.vkfft.ifft(buffer, graph=graph)),
-    Op("fft2", "Batched 2-D C2C complex64 FFT, N x N (vd.fft.fft2), GB/s",
-       lambda fft, x, k, **out: fft.fft2(x, **out),
-       lambda buffer, kernel, graph: vd.fft.fft2(buffer, graph=graph),
-       vkfft=lambda buffer, kernel, graph: vd.vkfft.fft2(buffer, graph=graph),
-       inverse=lambda buffer, kernel, graph: vd.fft.ifft2(buffer, graph=graph),
-       vkfft_inverse=lambda buffer, kernel, graph: vd.vkfft.ifft2(buffer, graph=graph)),
+    transform_op("fft", "Batched 1-D C2C complex64 FFT along the last axis (vd.fft.fft), GB/s"),
+    transform_op("fft2", "Batched 2-D C2C complex64 FFT, N x N (vd.fft.fft2), GB/s"),
     Op("convolve", "Batched 1-D convolution ifft(fft(x) * conj(k)) along the last axis "
        + CONV_TITLE.format("convolve"),
        lambda fft, x, k, **out: fft.ifft(fft.fft(x) * k.conj(), **out),
