@@ -232,6 +232,7 @@ bench: setup
 	$(VPY) benchmarks/fft_kinds.py
 	$(VPY) benchmarks/fft_passes.py
 	$(VPY) benchmarks/fft_registers.py
+	$(VPY) benchmarks/fft_parts.py
 	$(VPY) benchmarks/image_sampling.py
 
 docs: setup
