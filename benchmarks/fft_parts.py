@@ -6,12 +6,14 @@ a forward transform and the normalised inverse are replayed in a ``vd.CommandGra
 replayed ``vd.copy`` of the same bytes (median of --repeats interleaved measurements); the
 table gives ours/copy (GB/s = 2 x bytes / time per transform, as ``fft.py``), with the
 registers the driver gave the shader in brackets where it reports them
-(``pipeline_statistics()``). Each variant runs in a process of its own, patched before it plans
+(``pipeline_statistics()``). With --convolve the same for the fused ``vd.fft.convolve(x, k)``
+by a kernel of random unit phases (effective GB/s = 3 x bytes / time, as ``fft.py``'s
+convolution table). Each variant runs in a process of its own, patched before it plans
 anything:
 
 * ``committed``: the code as it is.
 * ``no-exchange``: stages hand over by renaming registers only, nothing through shared memory
-  (wrong results): the cost of the exchanges and their barriers.
+  (wrong results): the cost of the exchanges and their barriers (the adjoint's included).
 * ``no-staging``: short lines load and store from registers instead of through shared memory in
   address order (right results).
 * ``odd-pitch``: the rows of short lines in shared memory at an odd pitch, as before the
@@ -24,7 +26,7 @@ anything:
 The right-result variants are checked against numpy (relative L2 error above 1e-4: WRONG, and
 the script exits with status 1); the others print their error for the record.
 
-    python benchmarks/fft_parts.py [--sizes 5 6 7 10 12 13] [--lengths 25 1000]
+    python benchmarks/fft_parts.py [--sizes 5 6 7 10 12 13] [--lengths 25 1000] [--convolve]
         [--variants committed no-exchange ...] [--mib 256] [--repeats 3]
 """
 from __future__ import annotations
@@ -58,9 +60,9 @@ def replace(owner, name: str, value) -> None:
 
 
 def _no_exchange() -> None:
-    def register_shuffle(self, registers=None, output_stage=-1, input_stage=0):
-        (registers or self.registers).try_relayout((output_stage, True), (input_stage, False))
-    replace(fft_context.FFTContext, "register_shuffle", register_shuffle)
+    def relayout(self, registers, source, target):
+        (registers or self.registers).try_relayout(source, target)
+    replace(fft_context.FFTContext, "relayout", relayout)
 
 
 def _no_staging() -> None:
@@ -101,38 +103,56 @@ def registers_of(shape: tuple) -> str:
     return f" ({counts[0]})" if counts else ""
 
 
-def measure(n: int, mib: int, repeats: int, cpu: bool, right: bool) -> str:
+def unit_phases(shape: tuple, rng: np.random.Generator) -> np.ndarray:
+    """Random complex64 values of modulus 1: a convolution by them keeps the norm."""
+    return np.exp(1j * rng.uniform(0, 2 * np.pi, shape)).astype(np.complex64)
+
+
+def measure(n: int, mib: int, repeats: int, cpu: bool, right: bool, convolve: bool) -> str:
     """``ratio (registers) error`` of one length in this process's variant."""
     batch = max(1, (mib << 20) // (8 * n))
     rng = np.random.default_rng(n)
     x = (rng.standard_normal((batch, n)) + 1j * rng.standard_normal((batch, n))).astype(
         np.complex64)
     data, other = vd.asbuffer(x), vd.asbuffer(x)
-
-    def pair(graph):
-        vd.fft.fft(data, graph=graph)
-        vd.fft.ifft(data, graph=graph)
-    replays = 4 if cpu else max(4, REPLAY_BYTES // (4 * x.nbytes))
+    k = unit_phases(x.shape, rng)
+    kernel = vd.asbuffer(k)
+    if convolve:  # one convolution moves 3 x bytes: its rate over the copy's
+        def record(graph):
+            vd.fft.convolve(data, kernel, graph=graph)
+        moved, calls = 3, 1
+    else:  # a forward transform and the normalised inverse: two transforms of 2 x bytes
+        def record(graph):
+            vd.fft.fft(data, graph=graph)
+            vd.fft.ifft(data, graph=graph)
+        moved, calls = 2, 2
+    replays = 4 if cpu else max(4, REPLAY_BYTES // (2 * calls * x.nbytes))
     ours, copy = [], []
     for _ in range(repeats):
-        ours.append(gpu_seconds(pair, replays) / 2)
+        ours.append(gpu_seconds(record, replays) / calls)
         copy.append(gpu_seconds(lambda graph: vd.copy(other, data, graph=graph), replays))
-    ratio = statistics.median(copy) / statistics.median(ours)
+    ratio = moved / 2 * statistics.median(copy) / statistics.median(ours)
     data.write(x)
-    vd.fft.fft(data)
     expected = np.fft.fft(x.astype(np.complex128), axis=-1)
+    if convolve:
+        vd.fft.convolve(data, kernel)
+        expected = np.fft.ifft(expected * np.conj(k.astype(np.complex128)), axis=-1)
+    else:
+        vd.fft.fft(data)
     error = np.linalg.norm(data.read(0) - expected) / np.linalg.norm(expected)
     mark = " WRONG" if right and error > TOLERANCE else ""
-    return f"{ratio:.2f}{registers_of((batch, n))} {error:.1e}{mark}"
+    registers = "" if convolve else registers_of((batch, n))
+    return f"{ratio:.2f}{registers} {error:.1e}{mark}"
 
 
-def run_variant(variant: str, lengths: list[int], mib: int, repeats: int) -> None:
+def run_variant(variant: str, lengths: list[int], args) -> None:
     """Child process: patch, then one line ``N<TAB>cell`` per length."""
     patch, right = VARIANTS[variant]
     patch()
     cpu = is_cpu_device(vd.get_context().device_infos[0])
     for n in lengths:
-        print(f"{n}\t{measure(n, mib, repeats, cpu, right)}", flush=True)
+        cell = measure(n, args.mib, args.repeats, cpu, right, args.convolve)
+        print(f"{n}\t{cell}", flush=True)
 
 
 def main() -> None:
@@ -143,22 +163,25 @@ def main() -> None:
     parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--mib", type=int, help="MiB of rows (default 256; CPU device 4)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--convolve", action="store_true",
+                        help="time vd.fft.convolve(x, k) instead of a transform")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # a child process's variant
     args = parser.parse_args()
     lengths = [1 << s for s in args.sizes] + args.lengths
     cpu = is_cpu_device(vd.get_context().device_infos[0])
-    mib = args.mib or (4 if cpu else 256)
+    args.mib = args.mib or (4 if cpu else 256)
     if args.one:
-        run_variant(args.one, lengths, mib, args.repeats)
+        run_variant(args.one, lengths, args)
         return
-    print(f"device: {vd.get_context().device_infos[0].device_name}; rows of {mib} MiB; "
-          f"ours/copy (registers) error per variant")
+    what = "vd.fft.convolve" if args.convolve else "vd.fft.fft"
+    print(f"device: {vd.get_context().device_infos[0].device_name}; {what} of rows of "
+          f"{args.mib} MiB; ours/copy (registers) error per variant")
     cells = {}
     for variant in args.variants:
-        out = subprocess.run([sys.executable, __file__, "--one", variant, "--mib", str(mib),
-                              "--repeats", str(args.repeats), "--sizes", *map(str, args.sizes),
-                              "--lengths", *map(str, args.lengths)],
-                             check=True, stdout=subprocess.PIPE, text=True).stdout
+        command = [sys.executable, __file__, "--one", variant, "--mib", str(args.mib),
+                   "--repeats", str(args.repeats), "--sizes", *map(str, args.sizes),
+                   "--lengths", *map(str, args.lengths)] + ["--convolve"] * args.convolve
+        out = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout
         cells[variant] = dict(line.split("\t") for line in out.splitlines() if "\t" in line)
     print("| N | " + " | ".join(args.variants) + " |")
     print("|--:|" + "|".join("--:" for _ in args.variants) + "|")

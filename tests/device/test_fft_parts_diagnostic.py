@@ -6,16 +6,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "fft_parts.py"
 WRONG_BY_DESIGN = {"no-exchange", "no-twiddles", "no-butterflies"}
 
 
-def test_every_variant_changes_what_it_names_and_only_that():
+@pytest.mark.parametrize("mode", [[], ["--convolve"]], ids=["fft", "convolve"])
+def test_every_variant_changes_what_it_names_and_only_that(mode):
     """N = 64 (four threads a line: staged loads, one exchange, twiddles, several lines a
-    group): the variants that keep a right transform stay within numpy's tolerance, the
-    others are wrong, so each patch reached the shader."""
+    group), transforms and fused convolutions: the variants that keep a right result stay
+    within numpy's tolerance, the others are wrong, so each patch reached the shader."""
     result = subprocess.run([sys.executable, str(SCRIPT), "--sizes", "6", "--repeats", "1",
-                             "--mib", "1"], capture_output=True, text=True, timeout=600)
+                             "--mib", "1", *mode], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = [line for line in result.stdout.splitlines() if line.startswith("|")]
     variants = [name.strip() for name in lines[0].strip("|").split("|")[1:]]
