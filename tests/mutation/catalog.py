@@ -203,7 +203,8 @@ MUTANTS = [
            "tests/device/test_fft_multi_pass.py -k partial"),
     Mutant("staged-store-rows-unspread", "the staged rows' pitch leaves a subgroup's writes "
            "on a few banks", "vkdispatch/fft/grid.py",
-           "pitch = n + (positions - n) % period", "pitch = n | 1", "pytest",
+           "return self._spread_pitch(n, positions, self.inner_lines) or n", "return n | 1",
+           "pytest",
            "tests/unit/test_fft_planner.py"),
     Mutant("copy-tail-dropped", "vd.copy's kernel leaves out the 4-byte words after its "
            "last 16-byte word", "vkdispatch/base/copy_kernel.py",

@@ -158,20 +158,24 @@ class FFTGridManager:
             return padded
         if self.threads == 1:
             return padded | 1
-        pitch = padded + (self.threads - padded) % self._bank_period
-        room = self.config.limits.max_shared_memory // self.config.sdata_item_size
-        return pitch if pitch * self.lines_per_group <= room else padded | 1
+        return self._spread_pitch(padded, self.threads, self.lines_per_group) or padded | 1
 
     def _row_pitch(self) -> int:
         """The row pitch of staged stores: at least N values, and a subgroup's registers
         (``inner_lines`` lanes, each with the same register of ``subgroup / inner_lines``
         threads: consecutive positions) spread over the banks evenly. Reading a row is
         conflict-free at any pitch (consecutive values)."""
-        n, period = self.config.N, self._bank_period
+        n = self.config.N
         positions = max(1, self.config.limits.subgroup_size // self.inner_lines)
-        pitch = n + (positions - n) % period
+        return self._spread_pitch(n, positions, self.inner_lines) or n
+
+    def _spread_pitch(self, least: int, lanes: int, rows: int) -> int | None:
+        """The least pitch of at least ``least`` values that is ``lanes`` modulo the banks'
+        period, so each row's lanes start on the banks after the previous row's; None when
+        ``rows`` rows of it would not fit the shared memory."""
+        pitch = least + (lanes - least) % self._bank_period
         room = self.config.limits.max_shared_memory // self.config.sdata_item_size
-        return pitch if pitch * self.inner_lines <= room else n
+        return pitch if pitch * rows <= room else None
 
     @property
     def group_lines(self) -> int:
