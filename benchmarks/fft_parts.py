@@ -45,10 +45,10 @@ import vkdispatch.fft.context as fft_context
 import vkdispatch.fft.grid as fft_grid
 import vkdispatch.fft.registers as fft_registers
 
+from fft import TOLERANCE, relative_error, unit_phases  # benchmarks/fft.py
 from graph_timing import gpu_seconds  # benchmarks/graph_timing.py
 
 REPLAY_BYTES = 8 << 30  # each figure replays at least this many bytes (a GPU; 4 on CPUs)
-TOLERANCE = 1e-4
 
 
 def replace(owner, name: str, value) -> None:
@@ -103,11 +103,6 @@ def registers_of(shape: tuple) -> str:
     return f" ({counts[0]})" if counts else ""
 
 
-def unit_phases(shape: tuple, rng: np.random.Generator) -> np.ndarray:
-    """Random complex64 values of modulus 1: a convolution by them keeps the norm."""
-    return np.exp(1j * rng.uniform(0, 2 * np.pi, shape)).astype(np.complex64)
-
-
 def measure(n: int, mib: int, repeats: int, cpu: bool, right: bool, convolve: bool) -> str:
     """``ratio (registers) error`` of one length in this process's variant."""
     batch = max(1, (mib << 20) // (8 * n))
@@ -115,7 +110,7 @@ def measure(n: int, mib: int, repeats: int, cpu: bool, right: bool, convolve: bo
     x = (rng.standard_normal((batch, n)) + 1j * rng.standard_normal((batch, n))).astype(
         np.complex64)
     data, other = vd.asbuffer(x), vd.asbuffer(x)
-    k = unit_phases(x.shape, rng)
+    k = unit_phases(x.size, rng).reshape(x.shape)
     kernel = vd.asbuffer(k)
     if convolve:  # one convolution moves 3 x bytes: its rate over the copy's
         def record(graph):
@@ -139,7 +134,7 @@ def measure(n: int, mib: int, repeats: int, cpu: bool, right: bool, convolve: bo
         expected = np.fft.ifft(expected * np.conj(k.astype(np.complex128)), axis=-1)
     else:
         vd.fft.fft(data)
-    error = np.linalg.norm(data.read(0) - expected) / np.linalg.norm(expected)
+    error = relative_error(data.read(0), expected)
     mark = " WRONG" if right and error > TOLERANCE else ""
     registers = "" if convolve else registers_of((batch, n))
     return f"{ratio:.2f}{registers} {error:.1e}{mark}"
