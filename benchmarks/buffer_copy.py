@@ -24,34 +24,27 @@ import numpy as np
 import vkdispatch as vd
 from vkdispatch.base.commands import BufferCopy
 
+from graph_timing import gpu_seconds, timed_seconds  # benchmarks/graph_timing.py
 from torch_reference import torch_cuda  # benchmarks/torch_reference.py
 
 
-def copy_graph(dst, src, command: bool) -> vd.CommandGraph:
-    """A graph holding one copy of src into dst: vd.copy, or a BufferCopy command."""
-    graph = vd.CommandGraph()
+def record_copy(graph: vd.CommandGraph, dst, src, command: bool) -> None:
+    """One copy of src into dst in ``graph``: vd.copy, or a BufferCopy command."""
     if command:
         graph.record_command(BufferCopy(dst, src, src.mem_size))
     else:
         vd.copy(dst, src, graph=graph)
-    return graph
 
 
 def copy_seconds(dst, src, replays: int, command: bool = False) -> float:
-    graph = copy_graph(dst, src, command)
-    graph.submit(instance_count=replays)  # warm-up: the timed submit reuses this recording
-    vd.queue_wait_idle()
-    start = time.perf_counter()
-    graph.submit(instance_count=replays)
-    vd.queue_wait_idle()
-    graph.destroy()
-    return (time.perf_counter() - start) / replays
+    return gpu_seconds(lambda graph: record_copy(graph, dst, src, command), replays)
 
 
 def check_copy(name: str, dst, src, expected: np.ndarray, command: bool) -> None:
     """Clears dst, submits one copy and fails unless dst then holds ``expected``."""
     dst.write(np.zeros_like(expected))
-    graph = copy_graph(dst, src, command)
+    graph = vd.CommandGraph()
+    record_copy(graph, dst, src, command)
     graph.submit()
     vd.queue_wait_idle()
     graph.destroy()
@@ -70,13 +63,12 @@ def immediate_us(dst, src, iterations: int) -> float:
 
 def torch_copy_seconds(torch, n: int, replays: int) -> float:
     src, dst = torch.rand(n, device="cuda"), torch.empty(n, device="cuda")
-    dst.copy_(src)
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(replays):
-        dst.copy_(src)
-    torch.cuda.synchronize()
-    seconds = (time.perf_counter() - start) / replays
+
+    def run():
+        for _ in range(replays):
+            dst.copy_(src)
+        torch.cuda.synchronize()
+    seconds = timed_seconds(run) / replays
     assert torch.equal(dst, src), "torch copy_: different data"
     return seconds
 

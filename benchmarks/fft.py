@@ -86,6 +86,7 @@ import numpy as np
 import vkdispatch as vd
 from vkdispatch.codegen.abbreviations import Buff, c64
 
+from graph_timing import timed_seconds  # benchmarks/graph_timing.py
 from torch_reference import torch_cuda  # benchmarks/torch_reference.py
 
 CPU_DEVICE = 4          # DeviceInfo.device_type of CPU implementations (lavapipe)
@@ -256,12 +257,11 @@ class GraphTimer:
             raise
 
     def seconds(self) -> float:
-        self.graph.submit(instance_count=self.replays)  # untimed: the timed one reuses it
-        vd.queue_wait_idle()
-        start = time.perf_counter()
+        return timed_seconds(self._replay) / (self.replays * self.transforms)
+
+    def _replay(self) -> None:
         self.graph.submit(instance_count=self.replays)
         vd.queue_wait_idle()
-        return (time.perf_counter() - start) / (self.replays * self.transforms)
 
     def run_once(self) -> None:
         self.graph.submit()
@@ -297,12 +297,11 @@ class TorchFFT:
         torch.cuda.synchronize()
 
     def seconds(self) -> float:
+        return timed_seconds(self._replay) / self.replays
+
+    def _replay(self) -> None:
         self.graph.replay()
         self.torch.cuda.synchronize()
-        start = time.perf_counter()
-        self.graph.replay()
-        self.torch.cuda.synchronize()
-        return (time.perf_counter() - start) / self.replays
 
     def result(self) -> np.ndarray:
         return self.y.cpu().numpy()
@@ -326,13 +325,12 @@ class CupyFFT:
         cupy.cuda.Device().synchronize()
 
     def seconds(self) -> float:
-        self.y = self.call()
-        self.cupy.cuda.Device().synchronize()
-        start = time.perf_counter()
+        return timed_seconds(self._calls) / self.replays
+
+    def _calls(self) -> None:
         for _ in range(self.replays):
             self.y = self.call()
         self.cupy.cuda.Device().synchronize()
-        return (time.perf_counter() - start) / self.replays
 
     def result(self) -> np.ndarray:
         return self.cupy.asnumpy(self.y)

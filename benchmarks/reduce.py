@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
 
@@ -30,7 +29,7 @@ from vkdispatch.base.device_info import is_cpu_device
 import vkdispatch.codegen as vc
 from vkdispatch.codegen.abbreviations import Buff, f32
 
-from graph_timing import gpu_seconds  # benchmarks/graph_timing.py
+from graph_timing import gpu_seconds, timed_seconds  # benchmarks/graph_timing.py
 from torch_reference import torch_cuda, torch_graph_seconds  # benchmarks/torch_reference.py
 
 
@@ -52,13 +51,11 @@ def touch(y: Buff[f32]):
 
 
 def eager_seconds(call, sync, replays: int) -> float:
-    call()
-    sync()
-    start = time.perf_counter()
-    for _ in range(replays):
-        call()
-    sync()
-    return (time.perf_counter() - start) / replays
+    def run():
+        for _ in range(replays):
+            call()
+        sync()
+    return timed_seconds(run) / replays
 
 
 def cupy_cuda():

@@ -2,7 +2,7 @@
 (the scripts then print their own figures without the torch columns)."""
 from __future__ import annotations
 
-import time
+from graph_timing import timed_seconds  # benchmarks/graph_timing.py
 
 
 def torch_cuda():
@@ -27,9 +27,8 @@ def torch_graph_seconds(torch, call, replays: int) -> float:
     with torch.cuda.graph(graph):
         for _ in range(replays):
             call()
-    graph.replay()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    graph.replay()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / replays
+
+    def run():
+        graph.replay()
+        torch.cuda.synchronize()
+    return timed_seconds(run) / replays
