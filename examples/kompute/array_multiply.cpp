@@ -1,20 +1,12 @@
 // Kompute's array-multiply example on vkdispatch's kp API: out = a * b on the GPU, its GLSL
-// compiled in-process. Prints the result and exits with status 1 if it is wrong.
+// (shaders/array_multiply.comp, which array_multiply.py uses too) compiled in-process. Prints
+// the result and exits with status 1 if it is wrong.
 #include <cstdio>
 #include <vector>
 
 #include <kompute/Kompute.hpp>
 
-static const char* kShader = R"(#version 450
-layout(local_size_x = 1) in;
-layout(set = 0, binding = 0) buffer A { float a[]; };
-layout(set = 0, binding = 1) buffer B { float b[]; };
-layout(set = 0, binding = 2) buffer O { float o[]; };
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    o[i] = a[i] * b[i];
-}
-)";
+#include "example_shader.hpp"
 
 int main() {
     kp::Manager mgr;
@@ -23,7 +15,7 @@ int main() {
     auto out = mgr.tensor({0.0f, 0.0f, 0.0f});
     const std::vector<std::shared_ptr<kp::Memory>> params = {a, b, out};
 
-    auto algorithm = mgr.algorithm(params, kp::Shader::compileSource(kShader));
+    auto algorithm = mgr.algorithm(params, kp::Shader::compileSource(exampleShader("array_multiply.comp")));
     mgr.sequence()
         ->record<kp::OpSyncDevice>(params)
         ->record<kp::OpAlgoDispatch>(algorithm)

@@ -2,20 +2,14 @@
 
 Run: python examples/kompute/array_multiply.py
 """
+from pathlib import Path
+
 import numpy as np
 
 import kp
 
-SHADER = """#version 450
-layout(local_size_x = 1) in;
-layout(set = 0, binding = 0) buffer A { float a[]; };
-layout(set = 0, binding = 1) buffer B { float b[]; };
-layout(set = 0, binding = 2) buffer O { float o[]; };
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    o[i] = a[i] * b[i];
-}
-"""
+# The GLSL, shared with the C++ twin (array_multiply.cpp).
+SHADER = (Path(__file__).parent / "shaders" / "array_multiply.comp").read_text()
 
 
 def multiply(a, b) -> np.ndarray:
