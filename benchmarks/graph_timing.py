@@ -21,16 +21,17 @@ RAMP_SECONDS = 0.5   # work back to back for this long brings them up (an H200: 
 _last_timed = -math.inf  # perf_counter() when the last timed run ended
 
 
-def timed_seconds(run) -> float:
+def timed_seconds(run, warm_up=None) -> float:
     """Wall seconds of one ``run()`` (work that waits for itself to finish), after an untimed
-    one, and after RAMP_SECONDS of ``run()`` back to back if nothing was timed in the last
-    IDLE_SECONDS."""
+    ``warm_up()`` (default: ``run()``; a shorter one where ``run`` is many calls), and after
+    RAMP_SECONDS of ``warm_up()`` back to back if nothing was timed in the last IDLE_SECONDS."""
     global _last_timed
+    warm_up = warm_up or run
     start = time.perf_counter()
-    run()
+    warm_up()
     if start - _last_timed > IDLE_SECONDS:
         while time.perf_counter() - start < RAMP_SECONDS:
-            run()
+            warm_up()
     start = time.perf_counter()
     run()
     _last_timed = time.perf_counter()

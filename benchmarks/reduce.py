@@ -51,11 +51,12 @@ def touch(y: Buff[f32]):
 
 
 def eager_seconds(call, sync, replays: int) -> float:
+    """Seconds per call of ``replays`` calls and one ``sync()``, after one untimed call."""
     def run():
         for _ in range(replays):
             call()
         sync()
-    return timed_seconds(run) / replays
+    return timed_seconds(run, warm_up=lambda: (call(), sync())) / replays
 
 
 def cupy_cuda():

@@ -59,3 +59,10 @@ def test_median_seconds_times_each_repeat_after_an_untimed_call(timing):
     calls.clear()
     timing.median_seconds(run, 3)
     assert len(calls) == 6
+
+
+def test_a_warm_up_of_its_own_runs_untimed_and_in_the_ramp(timing):
+    warm, warm_calls = counting_run(0.002)
+    run, calls = counting_run(0.002)
+    timing.timed_seconds(run, warm_up=warm)
+    assert len(calls) == 1 and len(warm_calls) > 3 and warm_calls[-1] < calls[0]
