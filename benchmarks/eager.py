@@ -26,6 +26,10 @@ measurements taken in turn with the row's other columns: hosts drift within a mi
 * ours eager: the call repeated K times from Python, then one ``vd.queue_wait_idle()``, over
   K: what a script pays per call. Reductions return a new output buffer each call (no
   ``out=``), as a script writes them; reads and the immediate row wait within each call.
+  The transforms' rows (fft, fft_long, fft2, vkfft) call the transform and its normalised
+  inverse in turn, in place, half of each pair's time per call (in every column of ours):
+  repeated alone, a transform's values grow to inf, which a GPU that compresses memory moves
+  faster than random data (an H200 ran 32768 x 1024 eagerly faster than a copy that way).
 * ours unbatched: ours eager with the context's submission window set to 0 (every call its
   own queue submission, as before submission windows; see ``vd.make_context``).
 * ours replay: the same operation recorded once into a ``vd.CommandGraph`` and submitted K
@@ -135,12 +139,15 @@ class Case:
     (eager when ``graph`` is None, else recorded into it) and returns what holds its result
     (a Buffer or an array); ``fresh()`` puts new random inputs in place and returns a function
     giving the relative error of a result of ours on them; ``refs``: each library's one call.
-    ``waits``: each call waits for its own work (the immediate row)."""
+    ``waits``: each call waits for its own work (the immediate row). ``undo(graph)``: for
+    in-place transforms, the normalised inverse, timed in turn with ``ours`` (see
+    ``timers``)."""
     ours: Callable[[Optional[vd.CommandGraph]], object]
     fresh: Callable[[], Callable[[np.ndarray], float]]
     refs: dict[str, Callable[[], object]]
     replayable: bool = True
     waits: bool = False
+    undo: Optional[Callable[[Optional[vd.CommandGraph]], object]] = None
 
 
 def complex_normal(shape: tuple, rng: np.random.Generator) -> np.ndarray:
@@ -155,10 +162,12 @@ def floats(shape: tuple, rng: np.random.Generator) -> np.ndarray:
 def fft_case(name: str, vkfft: bool = False) -> Callable:
     """Builds cases of benchmarks/fft.py's operation ``name`` (vd.fft's, or VkFFT's form of
     it): in place, a kernel of random unit phases for the convolutions (their repeated
-    application keeps the norm; the FFTs' values grow to inf over the timed calls, which costs
-    nothing)."""
+    application keeps the norm). The transforms alternate with their normalised inverse
+    (``undo``): repeated alone their values grow to inf, and a GPU that compresses memory
+    (an H200) moves such data faster than a copy of random data."""
     op = FFT_OPS[name]
     record = op.vkfft if vkfft else op.ours
+    inverse = op.vkfft_inverse if vkfft else op.inverse
 
     def build(shape: tuple, rng: np.random.Generator, libs: list[Library]) -> Case:
         host = complex_normal(shape, rng)
@@ -178,7 +187,9 @@ def fft_case(name: str, vkfft: bool = False) -> Callable:
         refs = {lib.name: partial(op.math, lib.module.fft, lib.to_device(host),
                                   None if kernel is None else lib.to_device(kernel))
                 for lib in libs}
-        return Case(ours, fresh, refs)
+        def undo(graph):
+            inverse(buffer, kernel_buffer, graph)
+        return Case(ours, fresh, refs, undo=None if op.kernel else undo)
     return build
 
 
@@ -319,15 +330,28 @@ def unbatched(measure: Callable[[int], float]) -> Callable[[int], float]:
     return run
 
 
+def per_call(measure: Callable[[int], float], calls_each: int) -> Callable[[int], float]:
+    """``measure`` of units of ``calls_each`` calls, in seconds per call (K calls in all)."""
+    return lambda calls: measure(max(1, calls // calls_each)) / calls_each
+
+
 def timers(case: Case, libs: list[Library]) -> dict[str, Callable[[int], float]]:
-    """Each column's measurement: seconds per call over a given number of calls."""
+    """Each column's measurement: seconds per call over a given number of calls. With an
+    ``undo``, ours is timed as pairs of the call and its undo, each half of a pair's time."""
     wait = vd.queue_wait_idle
-    eager = partial(case.ours, None)
-    result = {"eager": partial(eager_seconds, waited(eager, wait) if case.waits else eager, wait)}
+    record, each = case.ours, 1
+    if case.undo is not None:
+        def record(graph):
+            case.ours(graph)
+            case.undo(graph)
+        each = 2
+    eager = partial(record, None)
+    result = {"eager": per_call(partial(eager_seconds, waited(eager, wait) if case.waits
+                                        else eager, wait), each)}
     result["unbatched"] = unbatched(result["eager"])
     if case.replayable:
-        result["replay"] = partial(replay_seconds, case.ours, case.waits)
-        result["instances"] = partial(gpu_seconds, case.ours)
+        result["replay"] = per_call(partial(replay_seconds, record, case.waits), each)
+        result["instances"] = per_call(partial(gpu_seconds, record), each)
     for lib in libs:
         call = case.refs[lib.name]
         result[lib.name] = partial(eager_seconds, waited(call, lib.sync) if case.waits else call,
