@@ -86,7 +86,7 @@ import numpy as np
 import vkdispatch as vd
 from vkdispatch.codegen.abbreviations import Buff, c64
 
-from graph_timing import timed_seconds  # benchmarks/graph_timing.py
+from graph_timing import graph_replay_seconds, timed_seconds  # benchmarks/graph_timing.py
 from torch_reference import torch_cuda  # benchmarks/torch_reference.py
 
 CPU_DEVICE = 4          # DeviceInfo.device_type of CPU implementations (lavapipe)
@@ -257,11 +257,7 @@ class GraphTimer:
             raise
 
     def seconds(self) -> float:
-        return timed_seconds(self._replay) / (self.replays * self.transforms)
-
-    def _replay(self) -> None:
-        self.graph.submit(instance_count=self.replays)
-        vd.queue_wait_idle()
+        return graph_replay_seconds(self.graph, self.replays) / self.transforms
 
     def run_once(self) -> None:
         self.graph.submit()

@@ -38,17 +38,22 @@ def timed_seconds(run, warm_up=None) -> float:
     return _last_timed - start
 
 
-def gpu_seconds(record, replays: int) -> float:
-    """Seconds per replay of what ``record(graph)`` records: one graph submission replaying
-    it ``replays`` times (``timed_seconds``: the timed submit reuses the recording)."""
-    graph = vd.CommandGraph()
-    record(graph)
-
+def graph_replay_seconds(graph: vd.CommandGraph, replays: int) -> float:
+    """Seconds per replay of a recorded ``graph``: one submission replaying it ``replays``
+    times, timed by ``timed_seconds`` (the timed submit reuses the recording)."""
     def run():
         graph.submit(instance_count=replays)
         vd.queue_wait_idle()
+    return timed_seconds(run) / replays
+
+
+def gpu_seconds(record, replays: int) -> float:
+    """Seconds per replay of what ``record(graph)`` records (``graph_replay_seconds`` of a
+    graph made for the measurement)."""
+    graph = vd.CommandGraph()
+    record(graph)
     try:
-        return timed_seconds(run) / replays
+        return graph_replay_seconds(graph, replays)
     finally:
         graph.destroy()
 
