@@ -15,7 +15,8 @@ int main() {
     auto out = mgr.tensor({0.0f, 0.0f, 0.0f});
     const std::vector<std::shared_ptr<kp::Memory>> params = {a, b, out};
 
-    auto algorithm = mgr.algorithm(params, kp::Shader::compileSource(exampleShader("array_multiply.comp")));
+    const auto spirv = kp::Shader::compileSource(exampleShader("array_multiply.comp"));
+    auto algorithm = mgr.algorithm(params, spirv);
     mgr.sequence()
         ->record<kp::OpSyncDevice>(params)
         ->record<kp::OpAlgoDispatch>(algorithm)

@@ -39,8 +39,8 @@ static std::vector<float> trainOnGpu(const Data& data) {
     auto y = mgr.tensor(data.y);
     auto weights = mgr.tensor({0.0f, 0.0f, 0.0f});
     auto gradients = mgr.tensorT<float>(4 * kSamples);
-    auto algorithm = mgr.algorithm({x, y, weights, gradients},
-                                   kp::Shader::compileSource(exampleShader("logistic_regression.comp")), {},
+    const auto spirv = kp::Shader::compileSource(exampleShader("logistic_regression.comp"));
+    auto algorithm = mgr.algorithm({x, y, weights, gradients}, spirv, {},
                                    std::vector<float>{float(kSamples)});
     mgr.sequence()->eval<kp::OpSyncDevice>({x, y});
     auto step = mgr.sequence()

@@ -10,8 +10,7 @@ import numpy as np
 
 import kp
 
-# Per sample i: the gradient and loss terms (shaders/logistic_regression.comp, shared with the C++
-# twin).
+# Per sample i: the gradient and loss terms (shared with the C++ twin, logistic_regression.cpp).
 SHADER = (Path(__file__).parent / "shaders" / "logistic_regression.comp").read_text()
 
 
